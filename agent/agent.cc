@@ -1,0 +1,201 @@
+#include "agent/agent.h"
+
+#include <fcntl.h>
+#include <jvmti.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "agent/agent_state.h"
+#include "agent/config.h"
+#include "agent/log.h"
+
+namespace jitdump_agent {
+namespace {
+
+std::atomic<AgentState*> g_state{nullptr};
+// One agent per process: the same library loaded twice (attach after -agentpath, or a second
+// attach) shares these globals and must not create a second environment or a second dump.
+std::atomic<bool> g_claimed{false};
+
+bool ReadSmallFile(const std::string& path, std::string* contents) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[4096];
+  contents->clear();
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0 || contents->size() > (1u << 20)) break;
+    contents->append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return true;
+}
+
+void WriteStats(AgentState* s) {
+  if (s->options.stats.empty() || s->stats_written.exchange(true)) return;
+  const std::string json = s->stats.ToJson(s->writer.dump_path(), s->writer.perfmap_path());
+  if (s->options.stats == "stderr") {
+    const std::string line = "jitdumpagent: stats: " + json;
+    (void)!::write(STDERR_FILENO, line.data(), line.size());
+    return;
+  }
+  const std::string path = ExpandPid(s->options.stats, s->pid);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, s->options.mode);
+  if (fd < 0) {
+    Log(LogLevel::kWarn, "cannot write stats to %s: %s", path.c_str(), std::strerror(errno));
+    return;
+  }
+  (void)!::write(fd, json.data(), json.size());
+  ::close(fd);
+}
+
+enum class Mode { kOnLoad, kOnAttach };
+
+jint Start(JavaVM* vm, const char* option_text, Mode mode) {
+  Options options;
+  const ParseResult parsed = LoadOptions(option_text != nullptr ? option_text : "",
+                                         std::getenv(kOptionsEnvironmentVariable), ReadSmallFile, options);
+  SetLogLevel(options.log);
+  if (options.help) {
+    const char* help = OptionsHelp();
+    (void)!::write(STDERR_FILENO, help, std::strlen(help));
+    return JNI_OK;
+  }
+  if (!parsed.ok()) {
+    for (const OptionError& error : parsed.errors) Log(LogLevel::kError, "%s", FormatOptionError(error).c_str());
+    if (options.strict) {
+      Log(LogLevel::kError, "strict: refusing to start");
+      return JNI_ERR;
+    }
+    Log(LogLevel::kError, "the agent is disabled; the JVM runs on (add 'strict' to stop the JVM instead)");
+    return JNI_OK;
+  }
+  const jint failure = options.strict ? JNI_ERR : JNI_OK;
+  if (g_claimed.exchange(true)) {
+    Log(LogLevel::kInfo, "already loaded in this JVM; ignoring the second load");
+    return JNI_OK;
+  }
+
+  jvmtiEnv* jvmti = nullptr;
+  if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_1_2) != JNI_OK || jvmti == nullptr) {
+    Log(LogLevel::kError, "this JVM offers no JVMTI 1.2 environment; the agent is disabled");
+    g_claimed.store(false);
+    return failure;
+  }
+  jvmtiCapabilities required{};
+  required.can_generate_compiled_method_load_events = 1;
+  if (jvmti->AddCapabilities(&required) != JVMTI_ERROR_NONE) {
+    Log(LogLevel::kError, "the JVM refused can_generate_compiled_method_load_events; the agent is disabled");
+    jvmti->DisposeEnvironment();
+    g_claimed.store(false);
+    return failure;
+  }
+  bool lines = options.lines || options.inline_info;
+  if (lines) {
+    jvmtiCapabilities line_caps{};
+    line_caps.can_get_line_numbers = 1;
+    line_caps.can_get_source_file_name = 1;
+    jvmtiJlocationFormat format;
+    if (jvmti->GetJLocationFormat(&format) != JVMTI_ERROR_NONE || format != JVMTI_JLOCATION_JVMBCI ||
+        jvmti->AddCapabilities(&line_caps) != JVMTI_ERROR_NONE) {
+      Log(LogLevel::kWarn, "this JVM offers no line numbers; writing the dump without source lines");
+      lines = false;
+    }
+  }
+
+  for (std::string* path : {&options.dir, &options.perfmap_dir}) *path = ExpandPid(*path, static_cast<uint32_t>(::getpid()));
+  AgentState* s = new (std::nothrow) AgentState(options);
+  if (s == nullptr) {
+    jvmti->DisposeEnvironment();
+    g_claimed.store(false);
+    return failure;
+  }
+  s->jvmti = jvmti;
+  s->pid = static_cast<uint32_t>(::getpid());
+  s->lines = lines && options.lines;
+  s->cache = new (std::nothrow) MethodCache(jvmti, options.names, lines, options.cache_entries, s->stats);
+  if (s->cache == nullptr || !s->queue.lock_free()) {
+    Log(LogLevel::kError, "cannot set up the record queue; the agent is disabled");
+    jvmti->DisposeEnvironment();
+    g_claimed.store(false);
+    return failure;
+  }
+  if (!s->writer.Open(s->pid, MonotonicNanos())) {
+    // Nothing to write to: stay out of the JVM's way entirely.
+    jvmti->DisposeEnvironment();
+    g_claimed.store(false);
+    return failure;
+  }
+  {
+    // The writer must never take process-directed signals (SIGTERM, SIGINT, SIGQUIT...) that
+    // HotSpot expects to handle on its own threads: start it with everything blocked.
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    s->writer.Start();
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  }
+  g_state.store(s, std::memory_order_release);
+
+  const jvmtiError error = EnableEvents(s);
+  if (error != JVMTI_ERROR_NONE) {
+    Log(LogLevel::kError, "enabling JVMTI events failed (error %d); the agent is disabled", error);
+    // The library may be unloaded after a failed attach: stop every callback from reaching us.
+    jvmtiEventCallbacks none{};
+    jvmti->SetEventCallbacks(&none, sizeof none);
+    s->closed.store(true);
+    s->writer.Finish(MonotonicNanos(), 2000);
+    if (mode == Mode::kOnAttach) return JNI_OK;  // keep the library mapped; nothing else runs
+    return failure;
+  }
+  if (mode == Mode::kOnAttach) ReplayExistingCode(s);
+  return JNI_OK;
+}
+
+}  // namespace
+
+AgentState* State() { return g_state.load(std::memory_order_acquire); }
+
+void CloseOutput(AgentState* s) {
+  if (s->closed.exchange(true, std::memory_order_acq_rel)) return;
+  // Let callbacks already inside the agent finish pushing their records (bounded wait).
+  for (int i = 0; i < 2000 && s->in_flight.load(std::memory_order_acquire) > 0; ++i) ::usleep(1000);
+  s->writer.Finish(MonotonicNanos(), 5000);
+}
+
+jint OnLoad(JavaVM* vm, char* options) noexcept {
+  try {
+    return Start(vm, options, Mode::kOnLoad);
+  } catch (...) {
+    Log(LogLevel::kError, "unexpected failure while starting; the agent is disabled");
+    return JNI_OK;
+  }
+}
+
+jint OnAttach(JavaVM* vm, char* options) noexcept {
+  try {
+    return Start(vm, options, Mode::kOnAttach);
+  } catch (...) {
+    Log(LogLevel::kError, "unexpected failure while attaching; the agent is disabled");
+    return JNI_OK;
+  }
+}
+
+void OnUnload(JavaVM*) noexcept {
+  try {
+    AgentState* s = State();
+    if (s == nullptr) return;
+    CloseOutput(s);  // no-op when VMDeath already closed the files
+    for (int i = 0; i < 1000 && s->in_flight.load(std::memory_order_acquire) > 0; ++i) ::usleep(1000);
+    WriteStats(s);
+  } catch (...) {
+  }
+}
+
+}  // namespace jitdump_agent

@@ -1,0 +1,46 @@
+// Everything the callbacks share. Created once per process and deliberately never freed:
+// HotSpot may still be running a callback after VMDeath and Agent_OnUnload (disabling events
+// does not wait for callbacks in flight), so nothing they can reach is ever destroyed.
+#pragma once
+
+#include <jvmti.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "agent/method_cache.h"
+#include "agent/options.h"
+#include "agent/record_queue.h"
+#include "agent/stats.h"
+#include "agent/writer.h"
+
+namespace jitdump_agent {
+
+struct AgentState {
+  explicit AgentState(const Options& opts)
+      : options(opts), queue(options, stats), writer(options, stats, queue) {}
+
+  const Options options;
+  Stats stats;
+  RecordQueue queue;
+  Writer writer;
+  jvmtiEnv* jvmti = nullptr;
+  MethodCache* cache = nullptr;  // needs jvmti; leaked like the rest
+  uint32_t pid = 0;
+  bool lines = true;             // the line capabilities were granted and lines=on
+  std::atomic<bool> closed{false};
+  std::atomic<int> in_flight{0};
+  std::atomic<bool> stats_written{false};
+};
+
+// The process-wide state, or null before OnLoad/OnAttach set it up.
+AgentState* State();
+
+// Installs the event callbacks and enables the events on `state->jvmti`.
+jvmtiError EnableEvents(AgentState* state);
+// Replays already compiled and generated code (late attach), on the calling thread.
+void ReplayExistingCode(AgentState* state);
+
+uint64_t MonotonicNanos();
+
+}  // namespace jitdump_agent

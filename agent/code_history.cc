@@ -1,0 +1,32 @@
+#include "agent/code_history.h"
+
+#include <algorithm>
+
+namespace jitdump_agent {
+
+uint64_t CodeHistory::Touch(uint64_t start, uint64_t size, uint64_t time) {
+  if (size == 0) size = 1;
+  const uint64_t end = start + size < start ? UINT64_MAX : start + size;
+  uint64_t latest = 0;
+  auto it = spans_.upper_bound(start);
+  if (it != spans_.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.end > start) it = prev;
+  }
+  while (it != spans_.end() && it->first < end) {
+    const uint64_t span_start = it->first;
+    const Span span = it->second;
+    latest = std::max(latest, span.time);
+    it = spans_.erase(it);
+    // Keep the parts of the old span outside the new range.
+    if (span_start < start) spans_.emplace(span_start, Span{start, span.time});
+    if (span.end > end) {
+      it = spans_.emplace(end, Span{span.end, span.time}).first;
+      break;
+    }
+  }
+  spans_[start] = Span{end, time};
+  return latest;
+}
+
+}  // namespace jitdump_agent

@@ -1,0 +1,91 @@
+#include "agent/method_cache.h"
+
+#include <vector>
+
+#include "agent/jvmti_util.h"
+#include "agent/log.h"
+#include "agent/names.h"
+
+namespace jitdump_agent {
+namespace {
+
+WarnOnce g_lookup_warning;
+
+}  // namespace
+
+MethodCache::MethodCache(jvmtiEnv* jvmti, NameStyle style, bool want_lines, size_t capacity, Stats& stats)
+    : jvmti_(jvmti), style_(style), want_lines_(want_lines), capacity_(capacity), stats_(stats) {
+  entries_.reserve(capacity);
+}
+
+std::unique_lock<std::mutex> MethodCache::Lock() { return std::unique_lock<std::mutex>(mutex_); }
+
+void MethodCache::Trim() {
+  if (entries_.size() >= capacity_) entries_.clear();
+}
+
+void MethodCache::Evict(jmethodID method) { entries_.erase(method); }
+
+const MethodInfo* MethodCache::Get(jmethodID method) {
+  if (capacity_ == 0) {
+    scratch_ = MethodInfo();
+    Resolve(method, scratch_);
+    return &scratch_;
+  }
+  auto [it, inserted] = entries_.try_emplace(method);
+  if (!inserted) {
+    MethodInfo& cached = *it->second;
+    if (!cached.resolved) return &cached;  // failed before; failing again costs more than it helps
+    jlocation start = 0, end = 0;
+    if (jvmti_->GetMethodLocation(method, &start, &end) == JVMTI_ERROR_NONE && end == cached.end_location) {
+      return &cached;
+    }
+    // Redefined (or the id no longer resolves): look it up again.
+  }
+  it->second = std::make_unique<MethodInfo>();
+  Resolve(method, *it->second);
+  return it->second.get();
+}
+
+void MethodCache::Resolve(jmethodID method, MethodInfo& info) {
+  JvmtiPtr<char> name(jvmti_), signature(jvmti_);
+  jvmtiError error = jvmti_->GetMethodName(method, name.out(), signature.out(), nullptr);
+  jclass klass = nullptr;
+  if (error == JVMTI_ERROR_NONE) error = jvmti_->GetMethodDeclaringClass(method, &klass);
+  JvmtiPtr<char> class_signature(jvmti_);
+  if (error == JVMTI_ERROR_NONE) error = jvmti_->GetClassSignature(klass, class_signature.out(), nullptr);
+  if (error != JVMTI_ERROR_NONE) {
+    stats_.lookup_errors.Add();
+    if (g_lookup_warning.First()) Log(LogLevel::kInfo, "method lookup failed with JVMTI error %d", error);
+    info.name = "[unknown Java method]";
+    info.source.function = info.name;
+    return;
+  }
+  info.resolved = true;
+  info.name = FormatMethodName(style_, class_signature.get(), name.get(), signature.get());
+  info.source.function = FormatMethodName(NameStyle::kSimple, class_signature.get(), name.get(), signature.get());
+  jlocation start = 0;
+  if (jvmti_->GetMethodLocation(method, &start, &info.end_location) != JVMTI_ERROR_NONE) info.end_location = -1;
+  if (!want_lines_) return;
+
+  JvmtiPtr<char> source_file(jvmti_);
+  error = jvmti_->GetSourceFileName(klass, source_file.out());
+  if (error != JVMTI_ERROR_NONE) {
+    if (!IsExpectedAbsence(error)) stats_.lookup_errors.Add();
+    return;
+  }
+  jint count = 0;
+  JvmtiPtr<jvmtiLineNumberEntry> table(jvmti_);
+  error = jvmti_->GetLineNumberTable(method, &count, table.out());
+  if (error != JVMTI_ERROR_NONE) {
+    if (!IsExpectedAbsence(error)) stats_.lookup_errors.Add();
+    return;
+  }
+  std::vector<LineNumber> lines;
+  lines.reserve(static_cast<size_t>(count));
+  for (jint i = 0; i < count; ++i) lines.push_back({table.get()[i].start_location, table.get()[i].line_number});
+  info.source.file = SourcePath(class_signature.get(), source_file.get());
+  info.source.lines = LineTable(std::move(lines));
+}
+
+}  // namespace jitdump_agent

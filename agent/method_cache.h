@@ -1,0 +1,58 @@
+// Names, source files and line tables of methods, looked up through JVMTI inside event
+// callbacks (the only place jmethodIDs are known to be valid) and cached per jmethodID.
+//
+// Safety across class unloading and redefinition: entries are plain strings and numbers, never
+// pointers into the JVM, so a stale entry can at worst be wrong, never crash. An entry is
+// dropped when its method's code is unloaded; a hit is re-validated with GetMethodLocation
+// (a redefinition that changes the bytecode length re-resolves the method); and the whole cache
+// is cleared when it reaches its bound, so memory and per-lookup cost stay flat however many
+// classes come and go.
+#pragma once
+
+#include <jvmti.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "agent/line_map.h"
+#include "agent/options.h"
+#include "agent/stats.h"
+
+namespace jitdump_agent {
+
+struct MethodInfo {
+  std::string name;      // display name, in the configured style
+  MethodLines source;    // inline-frame name, file and sorted line table (empty when unavailable)
+  jlocation end_location = -1;
+  bool resolved = false;  // false: the JVMTI lookups failed
+};
+
+class MethodCache {
+ public:
+  MethodCache(jvmtiEnv* jvmti, NameStyle style, bool want_lines, size_t capacity, Stats& stats);
+
+  // All lookups of one callback happen under this lock; pointers returned by Get stay valid
+  // until it is released.
+  std::unique_lock<std::mutex> Lock();
+  // Call with the lock held, before the first Get of a callback: enforces the bound.
+  void Trim();
+  const MethodInfo* Get(jmethodID method);
+  void Evict(jmethodID method);
+  size_t size() const { return entries_.size(); }
+
+ private:
+  void Resolve(jmethodID method, MethodInfo& info);
+
+  jvmtiEnv* const jvmti_;
+  const NameStyle style_;
+  const bool want_lines_;
+  const size_t capacity_;
+  Stats& stats_;
+  std::mutex mutex_;
+  std::unordered_map<jmethodID, std::unique_ptr<MethodInfo>> entries_;
+  MethodInfo scratch_;  // used when caching is off (capacity 0)
+};
+
+}  // namespace jitdump_agent

@@ -1,0 +1,108 @@
+#include "agent/names.h"
+
+namespace jitdump_agent {
+namespace {
+
+// Appends the Java spelling of the descriptor starting at `sig[pos]`, advancing `pos`.
+void AppendType(std::string_view sig, size_t& pos, std::string& out) {
+  int dimensions = 0;
+  while (pos < sig.size() && sig[pos] == '[') {
+    ++dimensions;
+    ++pos;
+  }
+  if (pos >= sig.size()) {
+    out += "?";
+  } else {
+    const char c = sig[pos++];
+    switch (c) {
+      case 'Z': out += "boolean"; break;
+      case 'B': out += "byte"; break;
+      case 'C': out += "char"; break;
+      case 'S': out += "short"; break;
+      case 'I': out += "int"; break;
+      case 'J': out += "long"; break;
+      case 'F': out += "float"; break;
+      case 'D': out += "double"; break;
+      case 'V': out += "void"; break;
+      case 'L': {
+        const size_t end = sig.find(';', pos);
+        const size_t stop = end == std::string_view::npos ? sig.size() : end;
+        for (size_t i = pos; i < stop; ++i) out.push_back(sig[i] == '/' ? '.' : sig[i]);
+        pos = end == std::string_view::npos ? sig.size() : end + 1;
+        break;
+      }
+      default: out += "?"; break;
+    }
+  }
+  for (int i = 0; i < dimensions; ++i) out += "[]";
+}
+
+// Control characters and ';' would break perf-map lines or folded stacks.
+void AppendClean(std::string_view text, std::string& out) {
+  for (char c : text) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    out.push_back(u < 0x20 || u == 0x7f ? '?' : c == ';' ? ':' : c);
+  }
+}
+
+}  // namespace
+
+std::string JavaTypeName(std::string_view descriptor) {
+  std::string out;
+  size_t pos = 0;
+  AppendType(descriptor, pos, out);
+  std::string clean;
+  AppendClean(out, clean);
+  return clean;
+}
+
+std::string FormatMethodName(NameStyle style, std::string_view class_signature, std::string_view method_name,
+                             std::string_view method_signature) {
+  std::string out;
+  if (style == NameStyle::kJvm) {
+    out.reserve(class_signature.size() + method_name.size() + method_signature.size());
+    for (std::string_view part : {class_signature, method_name, method_signature}) {
+      for (char c : part) out.push_back(static_cast<unsigned char>(c) < 0x20 ? '?' : c);
+    }
+    return out;
+  }
+  out.reserve(class_signature.size() + method_name.size() + 2 * method_signature.size());
+  out += JavaTypeName(class_signature);
+  out.push_back('.');
+  AppendClean(method_name, out);
+  if (style == NameStyle::kSimple) return out;
+  out.push_back('(');
+  size_t pos = method_signature.empty() || method_signature[0] != '(' ? std::string_view::npos : 1;
+  bool first = true;
+  while (pos != std::string_view::npos && pos < method_signature.size() && method_signature[pos] != ')') {
+    if (!first) out += ", ";
+    first = false;
+    std::string type;
+    AppendType(method_signature, pos, type);
+    AppendClean(type, out);
+  }
+  out.push_back(')');
+  return out;
+}
+
+std::string SourcePath(std::string_view class_signature, std::string_view source_file) {
+  std::string out;
+  std::string_view name = class_signature;
+  if (!name.empty() && name.front() == 'L') name.remove_prefix(1);
+  if (!name.empty() && name.back() == ';') name.remove_suffix(1);
+  const size_t slash = name.rfind('/');
+  if (slash != std::string_view::npos) out.append(name.substr(0, slash + 1));
+  AppendClean(source_file, out);
+  return out;
+}
+
+std::string StubName(std::string_view vm_name) {
+  constexpr std::string_view kPrefix = "Stub Generator ";
+  if (vm_name.substr(0, kPrefix.size()) == kPrefix) vm_name.remove_prefix(kPrefix.size());
+  std::string out;
+  for (char c : vm_name) out.push_back(static_cast<unsigned char>(c) < 0x20 ? ' ' : c);
+  if (out.empty()) out = "[stub]";
+  return out;
+}
+
+}  // namespace jitdump_agent

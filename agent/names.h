@@ -1,0 +1,33 @@
+// Turning JVM class and method signatures into the names perf and people read. Pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "agent/options.h"
+
+namespace jitdump_agent {
+
+// class_signature: "Ljava/util/HashMap;" (or a hidden class "LWork$$Lambda.0x0000000800c01000;")
+// method_signature: the erased JNI descriptor "(ILjava/lang/Object;)Ljava/lang/Object;".
+//   kJava:   "java.util.HashMap.getNode(int, java.lang.Object)"
+//   kJvm:    "Ljava/util/HashMap;getNode(ILjava/lang/Object;)Ljava/lang/Object;"  (what perf's
+//            agent writes; perf's demangler prints it but drops [] of object arrays)
+//   kSimple: "java.util.HashMap.getNode"
+// The java and simple styles never contain ';' or control characters, so they are safe in
+// perf maps and folded stacks.
+std::string FormatMethodName(NameStyle style, std::string_view class_signature, std::string_view method_name,
+                             std::string_view method_signature);
+
+// "Ljava/util/HashMap;" -> "java.util.HashMap"; "[I" -> "int[]".
+std::string JavaTypeName(std::string_view field_descriptor);
+
+// The file name perf and source browsers want: the class's package path plus its SourceFile
+// attribute. ("Ljava/util/HashMap$Node;", "HashMap.java") -> "java/util/HashMap.java".
+std::string SourcePath(std::string_view class_signature, std::string_view source_file);
+
+// DynamicCodeGenerated names are VM strings (modified UTF-8, sometimes with a
+// "Stub Generator " prefix); keep them verbatim but printable and one line.
+std::string StubName(std::string_view vm_name);
+
+}  // namespace jitdump_agent

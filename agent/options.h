@@ -1,0 +1,72 @@
+// Agent options: "key=value,key=value" after the '=' of -agentpath, or from the environment
+// variable JITDUMPAGENT_OPTIONS, or from a file named by config=. Pure parsing, no I/O.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace jitdump_agent {
+
+enum class NameStyle {
+  kJava,    // java.util.HashMap.getNode(int, java.lang.Object)   (default)
+  kJvm,     // Ljava/util/HashMap;getNode(ILjava/lang/Object;)Ljava/util/HashMap$Node;  (perf's agent)
+  kSimple,  // java.util.HashMap.getNode
+};
+
+enum class Overflow {
+  kDrop,  // a record that does not fit the budget is dropped and counted (default)
+  kWait,  // the producing JVM thread waits up to wait_ms for room, then drops and counts
+};
+
+enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
+
+struct Options {
+  std::string dir;               // output directory; empty: perf's default layout
+  bool lines = true;             // JIT_CODE_DEBUG_INFO
+  bool code = true;              // code bytes (zeros when off)
+  bool inline_info = false;      // samply inline debug-info record
+  NameStyle names = NameStyle::kJava;
+  uint64_t budget_bytes = 64ull << 20;  // bytes of finished records waiting for the writer
+  Overflow overflow = Overflow::kDrop;
+  uint32_t wait_ms = 100;
+  std::string stats;             // "", "stderr" or a file path
+  LogLevel log = LogLevel::kWarn;
+  bool help = false;
+  bool strict = false;           // bad options stop the JVM instead of disabling the agent
+  bool backdate = true;          // move a load's timestamp back to when its range became free
+  bool perfmap = false;          // perf-<pid>.map
+  std::string perfmap_dir = "/tmp";
+  uint32_t mode = 0600;          // permission bits of the files we create
+  uint32_t flush_ms = 10;        // writer idle poll interval
+  uint32_t cache_entries = 16384;  // per-method lookup cache bound
+  std::string config;            // file the options were also read from
+};
+
+struct OptionError {
+  std::string key;
+  std::string message;  // names the accepted values
+};
+
+struct ParseResult {
+  std::vector<OptionError> errors;
+  bool ok() const { return errors.empty(); }
+};
+
+// Applies `text` on top of `options`. Later keys override earlier ones; every key that is
+// unknown or has a bad value produces one error naming the accepted values, and leaves the
+// option at its previous value.
+ParseResult ParseOptions(std::string_view text, Options& options);
+
+// The text printed for `help`.
+const char* OptionsHelp();
+
+// Size with an optional K/M/G suffix (binary units).
+std::optional<uint64_t> ParseSize(std::string_view text);
+
+// Renders one error as a single line for stderr.
+std::string FormatOptionError(const OptionError& error);
+
+}  // namespace jitdump_agent

@@ -1,0 +1,95 @@
+#include "agent/perf_map_file.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "jitdump/perf_map.h"
+#include "jitdump/safe_file.h"
+
+namespace jitdump_agent {
+namespace {
+
+bool WriteAll(int fd, const std::string& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+PerfMapFile::~PerfMapFile() { Close(); }
+
+jitdump::Status PerfMapFile::Open(const std::string& dir, uint32_t pid, mode_t mode) {
+  dir_ = dir;
+  mode_ = mode;
+  path_ = dir + "/perf-" + std::to_string(pid) + ".map";
+  int fd = -1;
+  jitdump::Status status = jitdump::CreateExclusive(path_, O_WRONLY | O_APPEND, mode, &fd);
+  if (!status.ok()) return status;
+  fd_ = fd;
+  return jitdump::Status::Ok();
+}
+
+void PerfMapFile::Add(uint64_t start, uint64_t size, std::string_view name) {
+  if (fd_ < 0) return;
+  jitdump::AppendPerfMapLine(start, size, name, buffer_);
+  ++lines_;
+}
+
+long PerfMapFile::Flush() {
+  if (fd_ < 0 || buffer_.empty()) return 0;
+  long count = 0;
+  for (char c : buffer_) count += c == '\n';
+  const bool ok = WriteAll(fd_, buffer_);
+  buffer_.clear();
+  return ok ? count : -1;
+}
+
+jitdump::Status PerfMapFile::Compact(const std::function<void(const LiveVisitor&)>& for_each_live) {
+  if (fd_ < 0) return jitdump::Status::Ok();
+  // mkostemp creates a fresh, unpredictable name with O_EXCL: nothing planted can be followed.
+  std::string temp = path_ + ".XXXXXX";
+  const int fd = ::mkostemp(temp.data(), O_CLOEXEC | O_APPEND);
+  if (fd < 0) return jitdump::Status::Error("mkostemp", errno);
+  (void)::fchmod(fd, mode_);
+  std::string text;
+  uint64_t count = 0;
+  for_each_live([&](uint64_t start, uint64_t size, std::string_view name) {
+    jitdump::AppendPerfMapLine(start, size, name, text);
+    ++count;
+  });
+  if (!WriteAll(fd, text)) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return jitdump::Status::Error("write perf map", err);
+  }
+  if (::rename(temp.c_str(), path_.c_str()) != 0) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return jitdump::Status::Error("rename perf map", err);
+  }
+  ::close(fd_);
+  fd_ = fd;
+  buffer_.clear();
+  lines_ = count;
+  stale_ = 0;
+  return jitdump::Status::Ok();
+}
+
+void PerfMapFile::Close() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+}  // namespace jitdump_agent

@@ -1,0 +1,53 @@
+// perf-<pid>.map kept correct over time. New code is appended as it arrives, so a profiler
+// reading mid-run sees it; when enough entries have gone stale (their code was unloaded) and
+// at exit, the file is rewritten aside and renamed over the old one, so a reader at any moment
+// sees either the old or the new complete file, never a mix. Writer thread only.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "jitdump/status.h"
+
+namespace jitdump_agent {
+
+class PerfMapFile {
+ public:
+  PerfMapFile() = default;
+  ~PerfMapFile();
+  PerfMapFile(const PerfMapFile&) = delete;
+  PerfMapFile& operator=(const PerfMapFile&) = delete;
+
+  jitdump::Status Open(const std::string& dir, uint32_t pid, mode_t mode);
+  bool is_open() const { return fd_ >= 0; }
+  const std::string& path() const { return path_; }
+
+  void Add(uint64_t start, uint64_t size, std::string_view name);
+  void MarkStale() { ++stale_; }
+  // Writes buffered lines; returns the number written, or -1 on error.
+  long Flush();
+  bool WantsCompaction() const { return stale_ > 1024 && stale_ > lines_ / 2; }
+
+  // Rewrites the file with exactly the entries `for_each_live` produces (it calls the given
+  // function once per live entry, in address order).
+  using LiveVisitor = std::function<void(uint64_t, uint64_t, std::string_view)>;
+  jitdump::Status Compact(const std::function<void(const LiveVisitor&)>& for_each_live);
+  void Close();
+
+  uint64_t lines() const { return lines_; }
+
+ private:
+  std::string dir_;
+  std::string path_;
+  mode_t mode_ = 0600;
+  int fd_ = -1;
+  std::string buffer_;
+  uint64_t lines_ = 0;  // lines in the file now
+  uint64_t stale_ = 0;  // of which describe unloaded code
+};
+
+}  // namespace jitdump_agent

@@ -1,0 +1,106 @@
+#include "agent/record_queue.h"
+
+#include <time.h>
+
+#include <cstdlib>
+#include <new>
+
+#include "agent/log.h"
+#include "jitdump/format.h"
+
+namespace jitdump_agent {
+namespace {
+
+// Nodes preallocated for the queue; each pending batch holds one. The byte budget is the
+// real bound; this only has to exceed the number of batches the budget can hold in practice.
+constexpr size_t kQueueNodes = 16384;
+
+WarnOnce g_budget_warning;
+WarnOnce g_queue_warning;
+
+void SleepMillis(uint32_t ms) {
+  struct timespec ts {static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1000000L};
+  while (::nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+}  // namespace
+
+const char* Batch::load_name() const {
+  return reinterpret_cast<const char*>(payload() + load_offset + sizeof(jitdump::CodeLoadFixed));
+}
+
+RecordQueue::RecordQueue(const Options& options, Stats& stats)
+    : budget_(options.budget_bytes),
+      overflow_(options.overflow),
+      wait_ms_(options.wait_ms),
+      stats_(stats),
+      queue_(kQueueNodes) {}
+
+bool RecordQueue::Reserve(size_t bytes) {
+  uint64_t used = bytes_.load(std::memory_order_relaxed);
+  for (uint32_t waited = 0;;) {
+    while (used + bytes <= budget_) {
+      if (bytes_.compare_exchange_weak(used, used + bytes, std::memory_order_relaxed)) {
+        stats_.queue_bytes_high.Offer(used + bytes);
+        return true;
+      }
+    }
+    if (overflow_ != Overflow::kWait || waited >= wait_ms_) return false;
+    SleepMillis(1);
+    ++waited;
+    used = bytes_.load(std::memory_order_relaxed);
+  }
+}
+
+Batch* RecordQueue::Allocate(size_t payload_size) {
+  const size_t total = sizeof(Batch) + payload_size;
+  if (!Reserve(total)) {
+    stats_.lost_budget.Add();
+    if (g_budget_warning.First()) {
+      Log(LogLevel::kWarn,
+          "record budget of %llu bytes is full; dropping records and counting them (raise budget= or use "
+          "overflow=wait)",
+          static_cast<unsigned long long>(budget_));
+    }
+    return nullptr;
+  }
+  void* memory = std::malloc(total);
+  if (memory == nullptr) {
+    bytes_.fetch_sub(total, std::memory_order_relaxed);
+    stats_.lost_allocation.Add();
+    return nullptr;
+  }
+  Batch* batch = new (memory) Batch();
+  batch->payload_size = payload_size;
+  batch->accounted = total;
+  return batch;
+}
+
+bool RecordQueue::Push(Batch* batch) {
+  if (!queue_.bounded_push(batch)) {
+    stats_.lost_queue_full.Add();
+    if (g_queue_warning.First()) Log(LogLevel::kWarn, "record queue is full; dropping records and counting them");
+    Free(batch);
+    return false;
+  }
+  const uint64_t pending = records_.fetch_add(1, std::memory_order_relaxed) + 1;
+  stats_.queue_records_high.Offer(pending);
+  return true;
+}
+
+Batch* RecordQueue::Pop() {
+  Batch* batch = nullptr;
+  if (!queue_.pop(batch)) return nullptr;
+  records_.fetch_sub(1, std::memory_order_relaxed);
+  return batch;
+}
+
+void RecordQueue::Free(Batch* batch) {
+  if (batch == nullptr) return;
+  bytes_.fetch_sub(batch->accounted, std::memory_order_relaxed);
+  batch->~Batch();
+  std::free(batch);
+}
+
+}  // namespace jitdump_agent

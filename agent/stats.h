@@ -1,0 +1,93 @@
+// The agent's own accounting: what it saw, wrote and lost, and how long callbacks took.
+// Updated lock-free from JVM threads and the writer; rendered as JSON at exit.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace jitdump_agent {
+
+// Log-linear latency histogram in nanoseconds: 8 sub-buckets per power of two, so any
+// percentile it reports is within 12.5% of the true value. Lock-free, fixed size.
+class LatencyHistogram {
+ public:
+  static constexpr int kSubBuckets = 8;
+  static constexpr int kBuckets = 64 * kSubBuckets;
+
+  void Record(uint64_t nanos);
+  uint64_t count() const { return count_.load(std::memory_order_relaxed); }
+  uint64_t max() const { return max_.load(std::memory_order_relaxed); }
+  uint64_t total() const { return total_.load(std::memory_order_relaxed); }
+  // Upper bound of the bucket holding the q-quantile (0 < q <= 1); 0 when empty.
+  uint64_t Percentile(double q) const;
+
+  static int BucketOf(uint64_t nanos);
+  static uint64_t BucketUpperBound(int bucket);
+
+ private:
+  std::atomic<uint64_t> buckets_[kBuckets] = {};
+  std::atomic<uint64_t> count_{0};
+  std::atomic<uint64_t> total_{0};
+  std::atomic<uint64_t> max_{0};
+};
+
+struct Counter {
+  std::atomic<uint64_t> value{0};
+  void Add(uint64_t n = 1) { value.fetch_add(n, std::memory_order_relaxed); }
+  uint64_t Get() const { return value.load(std::memory_order_relaxed); }
+};
+
+// Keeps the largest value ever offered.
+struct HighWater {
+  std::atomic<uint64_t> value{0};
+  void Offer(uint64_t v) {
+    uint64_t seen = value.load(std::memory_order_relaxed);
+    while (v > seen && !value.compare_exchange_weak(seen, v, std::memory_order_relaxed)) {
+    }
+  }
+  uint64_t Get() const { return value.load(std::memory_order_relaxed); }
+};
+
+struct Stats {
+  // Events the JVM delivered to us.
+  Counter compiled_method_load;
+  Counter compiled_method_unload;
+  Counter dynamic_code_generated;
+  Counter replayed_events;       // delivered inside GenerateEvents (late attach)
+  Counter duplicate_loads;       // same address and size as a live load: skipped by the writer
+
+  // What reached the file.
+  Counter code_loads_written;    // JIT_CODE_LOAD records
+  Counter debug_info_written;    // JIT_CODE_DEBUG_INFO records
+  Counter debug_entries_written;
+  Counter inline_info_written;
+  Counter bytes_written;
+  Counter code_bytes_written;
+  Counter backdated_loads;
+  Counter backdate_total_ns;
+  Counter perfmap_lines_written;
+  Counter perfmap_compactions;
+
+  // What did not, by reason. Each is a code blob the JVM reported that is not in the file.
+  Counter lost_budget;           // the byte budget was full
+  Counter lost_queue_full;       // the queue had no free node
+  Counter lost_allocation;       // malloc failed
+  Counter lost_write_error;      // the write failed (disk full, I/O error)
+  Counter lost_after_close;      // arrived after the dump was closed at VM death
+  Counter lost_no_output;        // the dump could not be created at all
+  Counter lookup_errors;         // JVMTI name/line lookups that failed unexpectedly
+
+  HighWater queue_bytes_high;
+  HighWater queue_records_high;
+
+  LatencyHistogram load_latency;
+  LatencyHistogram dynamic_latency;
+  LatencyHistogram unload_latency;
+
+  uint64_t LostTotal() const;
+  // One JSON object; `dump_path` and `perfmap_path` are included as strings.
+  std::string ToJson(const std::string& dump_path, const std::string& perfmap_path) const;
+};
+
+}  // namespace jitdump_agent

@@ -1,0 +1,113 @@
+#include "jitdump/dump_file.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "jitdump/safe_file.h"
+
+namespace jitdump {
+
+DumpFile::~DumpFile() {
+  if (marker_ != nullptr) ::munmap(marker_, marker_size_);
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status DumpFile::Create(const std::string& path, mode_t mode, const FileHeaderFields& fields) {
+  // O_RDWR, not O_WRONLY: mmap of the marker needs a readable descriptor.
+  int fd = -1;
+  Status status = CreateExclusive(path, O_RDWR, mode, &fd);
+  if (!status.ok()) return status;
+  fd_ = fd;
+  path_ = path;
+  size_ = 0;
+  const FileHeader header = MakeFileHeader(fields);
+  return Append(&header, sizeof header);
+}
+
+Status DumpFile::MapMarker() {
+  if (fd_ < 0) return Status::Error("mmap (file not open)", EBADF);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  marker_size_ = page > 0 ? static_cast<size_t>(page) : 4096;
+  void* addr = ::mmap(nullptr, marker_size_, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd_, 0);
+  if (addr == MAP_FAILED) return Status::Error("mmap PROT_EXEC", errno);
+  marker_ = addr;
+  return Status::Ok();
+}
+
+Status DumpFile::Append(const void* data, size_t size) {
+  struct iovec iov {const_cast<void*>(data), size};
+  return Append(&iov, 1);
+}
+
+Status DumpFile::Append(const struct iovec* iov, int iovcnt) {
+  if (fd_ < 0) return Status::Error("write (file not open)", EBADF);
+  uint64_t offset = size_;
+  int index = 0;
+  size_t skip = 0;  // bytes of iov[index] already written
+  while (index < iovcnt) {
+    struct iovec batch[IOV_MAX];
+    int count = 0;
+    for (int i = index; i < iovcnt && count < IOV_MAX; ++i, ++count) {
+      const size_t already = i == index ? skip : 0;
+      batch[count].iov_base = static_cast<char*>(iov[i].iov_base) + already;
+      batch[count].iov_len = iov[i].iov_len - already;
+    }
+    const ssize_t written = ::pwritev(fd_, batch, count, static_cast<off_t>(offset));
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) {
+      const int err = written < 0 ? errno : ENOSPC;
+      // Cut the partial tail so the file still ends on a whole record.
+      if (offset != size_) (void)!::ftruncate(fd_, static_cast<off_t>(size_));
+      return Status::Error("write", err);
+    }
+    offset += static_cast<uint64_t>(written);
+    size_t left = static_cast<size_t>(written);
+    while (index < iovcnt && left >= iov[index].iov_len - skip) {
+      left -= iov[index].iov_len - skip;
+      skip = 0;
+      ++index;
+    }
+    skip += left;
+  }
+  size_ = offset;
+  return Status::Ok();
+}
+
+Status DumpFile::Close(uint64_t timestamp) {
+  if (fd_ < 0) return Status::Ok();
+  uint8_t close_record[sizeof(CloseRecord)];
+  EncodeClose(timestamp, close_record);
+  Status status = Append(close_record, sizeof close_record);
+  if (marker_ != nullptr) {
+    ::munmap(marker_, marker_size_);
+    marker_ = nullptr;
+  }
+  if (::close(fd_) != 0 && status.ok()) status = Status::Error("close", errno);
+  fd_ = -1;
+  return status;
+}
+
+uint32_t CurrentElfMachine() {
+  Elf64_Ehdr ehdr{};
+  const int fd = ::open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    const ssize_t got = ::pread(fd, &ehdr, sizeof ehdr, 0);
+    ::close(fd);
+    if (got == static_cast<ssize_t>(sizeof ehdr) && ehdr.e_ident[EI_MAG0] == ELFMAG0) return ehdr.e_machine;
+  }
+#if defined(__x86_64__)
+  return EM_X86_64;
+#elif defined(__aarch64__)
+  return EM_AARCH64;
+#else
+  return EM_NONE;
+#endif
+}
+
+}  // namespace jitdump

@@ -1,0 +1,54 @@
+// A jitdump file being written: safe creation, header, perf's marker mapping, whole-record
+// appends, and the closing record.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <string>
+
+#include "jitdump/encoder.h"
+#include "jitdump/status.h"
+
+namespace jitdump {
+
+class DumpFile {
+ public:
+  DumpFile() = default;
+  ~DumpFile();
+  DumpFile(const DumpFile&) = delete;
+  DumpFile& operator=(const DumpFile&) = delete;
+
+  // Creates `path` exclusively (see CreateExclusive) with `mode`, writes the header.
+  Status Create(const std::string& path, mode_t mode, const FileHeaderFields& header);
+
+  // Maps the first page PROT_READ|PROT_EXEC. perf record sees this mapping as an MMAP event
+  // naming the file, which is how perf inject --jit finds the dump. Fails on noexec mounts.
+  Status MapMarker();
+
+  // Appends whole records. All bytes land or, on failure, the file is cut back to the end of
+  // the last whole record, so a reader never sees a torn record from us.
+  Status Append(const struct iovec* iov, int iovcnt);
+  Status Append(const void* data, size_t size);
+
+  // Writes JIT_CODE_CLOSE, unmaps the marker and closes. Safe to call twice.
+  Status Close(uint64_t timestamp);
+
+  bool is_open() const { return fd_ >= 0; }
+  bool marker_mapped() const { return marker_ != nullptr; }
+  uint64_t size() const { return size_; }
+  const std::string& path() const { return path_; }
+  int fd() const { return fd_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  void* marker_ = nullptr;
+  size_t marker_size_ = 0;
+  uint64_t size_ = 0;  // bytes of whole records (and header) in the file
+};
+
+// ELF e_machine of the running process, as perf's agent reports it (read from /proc/self/exe).
+uint32_t CurrentElfMachine();
+
+}  // namespace jitdump

@@ -1,0 +1,25 @@
+// Creating files in directories other users may write to (/tmp, shared volumes) without
+// following planted symlinks or clobbering someone else's file.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "jitdump/status.h"
+
+namespace jitdump {
+
+// Opens `path` as a new regular file with O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC and `flags`
+// (O_RDWR or O_WRONLY). If something already exists there, it is replaced only when it is a
+// regular file owned by the calling user (a stale file from an earlier process with the same
+// pid); a symlink, a directory or another user's file is left alone and the call fails with
+// EEXIST. On success *fd is open and the file is empty.
+Status CreateExclusive(const std::string& path, int flags, mode_t mode, int* fd);
+
+// mkdir -p with `mode` for the directories it creates. Existing components must be
+// directories (a symlink to a directory is accepted only for components that already exist
+// and are owned by the user or root, as /tmp or a home directory may be).
+Status MakeDirectories(const std::string& path, mode_t mode);
+
+}  // namespace jitdump
