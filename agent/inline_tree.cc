@@ -1,10 +1,238 @@
 #include "agent/inline_tree.h"
 
-namespace jitdump_agent {
+#include <algorithm>
 
-const jitdump::InlineDebugInfo* InlineTreeBuilder::Build(uint64_t, uint64_t, uint64_t, const MethodLines&,
-                                                          std::span<const PcSite>) {
-  return nullptr;  // implemented with the inline-frames work
+namespace jitdump_agent {
+namespace {
+
+constexpr std::string_view kUnknownFunction = "<unknown>";
+constexpr std::string_view kUnknownFile = "";
+
+uint32_t LineOf(const MethodLines* method, int64_t bci) {
+  if (method == nullptr) return 0;
+  const int32_t line = method->lines.LineAt(bci);
+  return line > 0 ? static_cast<uint32_t>(line) : 0;
+}
+
+}  // namespace
+
+size_t InlineTreeBuilder::NodeKeyHash::operator()(const NodeKey& k) const {
+  uint64_t h = (uint64_t{k.parent} << 32) ^ k.function_index;
+  h ^= static_cast<uint64_t>(k.caller_bci) * 0x9E3779B97F4A7C15ull;
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ull;
+  return static_cast<size_t>(h ^ (h >> 32));
+}
+
+void InlineTreeBuilder::Reset() {
+  info_ = {};
+  files_.clear();
+  function_names_.clear();
+  functions_.clear();
+  calls_.clear();
+  ranges_.clear();
+  lines_.clear();
+  file_ids_.clear();
+  name_ids_.clear();
+  function_ids_.clear();
+  node_ids_.clear();
+  nodes_.clear();
+  pending_ranges_.clear();
+  node_range_begin_.clear();
+  sorted_ranges_.clear();
+  stack_.clear();
+  root_first_child_ = kNoNode;
+  root_last_child_ = kNoNode;
+}
+
+uint32_t InlineTreeBuilder::FileIndex(std::string_view file) {
+  auto [it, inserted] = file_ids_.try_emplace(file, static_cast<uint32_t>(files_.size()));
+  if (inserted) files_.push_back(file);
+  return it->second;
+}
+
+uint32_t InlineTreeBuilder::FunctionIndex(const MethodLines* method) {
+  auto [it, inserted] = function_ids_.try_emplace(method, static_cast<uint32_t>(functions_.size()));
+  if (!inserted) return it->second;
+  const std::string_view name = method != nullptr ? std::string_view(method->function) : kUnknownFunction;
+  const std::string_view file = method != nullptr ? std::string_view(method->file) : kUnknownFile;
+  auto [name_it, name_inserted] = name_ids_.try_emplace(name, static_cast<uint32_t>(function_names_.size()));
+  if (name_inserted) function_names_.push_back(name);
+  jitdump::SamplyFunctionRecord record{};
+  record.function_name_index = name_it->second;
+  record.file_index = FileIndex(file);
+  const int32_t first_line = method != nullptr ? method->lines.FirstLine() : 0;
+  record.start_line = first_line > 0 ? static_cast<uint32_t>(first_line) : 0;
+  record.start_column = 0;
+  record.flags = 0;
+  functions_.push_back(record);
+  return it->second;
+}
+
+uint32_t InlineTreeBuilder::ChildNode(uint32_t parent, uint32_t function_index, int64_t caller_bci,
+                                      uint32_t call_line) {
+  auto [it, inserted] =
+      node_ids_.try_emplace(NodeKey{parent, function_index, caller_bci}, static_cast<uint32_t>(nodes_.size()));
+  if (!inserted) return it->second;
+  const uint32_t id = it->second;
+  nodes_.push_back(Node{parent, function_index, call_line, kNoNode, kNoNode, kNoNode, kNoNode, 0});
+  // Children stay in insertion order, which is the order of their first address.
+  uint32_t& first = parent == kNoNode ? root_first_child_ : nodes_[parent].first_child;
+  uint32_t& last = parent == kNoNode ? root_last_child_ : nodes_[parent].last_child;
+  if (last == kNoNode) {
+    first = id;
+  } else {
+    nodes_[last].next_sibling = id;
+  }
+  last = id;
+  return id;
+}
+
+void InlineTreeBuilder::AddRange(uint32_t node, uint32_t start, uint32_t end) {
+  Node& n = nodes_[node];
+  // Sites arrive in ascending order, so a node's ranges do too: extend when adjacent.
+  if (n.last_range != kNoNode && pending_ranges_[n.last_range].end == start) {
+    pending_ranges_[n.last_range].end = end;
+    return;
+  }
+  n.last_range = static_cast<uint32_t>(pending_ranges_.size());
+  ++n.range_count;
+  pending_ranges_.push_back({node, start, end});
+}
+
+void InlineTreeBuilder::EmitTree() {
+  // Bucket the ranges per node (counting sort keeps each node's ascending order).
+  node_range_begin_.assign(nodes_.size() + 1, 0);
+  for (size_t i = 0; i < nodes_.size(); ++i) node_range_begin_[i + 1] = node_range_begin_[i] + nodes_[i].range_count;
+  sorted_ranges_.resize(pending_ranges_.size());
+  {
+    // Reuse stack_ as the per-node fill cursor.
+    stack_.assign(node_range_begin_.begin(), node_range_begin_.end() - 1);
+    for (const PendingRange& r : pending_ranges_) sorted_ranges_[stack_[r.node]++] = {r.start, r.end - r.start};
+    stack_.clear();
+  }
+
+  // Iterative pre-order DFS; the stack holds the next node to visit at each depth.
+  calls_.reserve(nodes_.size());
+  ranges_.reserve(sorted_ranges_.size());
+  if (root_first_child_ == kNoNode) return;
+  stack_.push_back(root_first_child_);
+  while (!stack_.empty()) {
+    const uint32_t id = stack_.back();
+    if (id == kNoNode) {
+      stack_.pop_back();
+      continue;
+    }
+    const Node& n = nodes_[id];
+    const uint32_t depth = static_cast<uint32_t>(stack_.size() - 1);
+    calls_.push_back({depth, n.range_count, n.function_index, n.call_line, 0});
+    ranges_.insert(ranges_.end(), sorted_ranges_.begin() + node_range_begin_[id],
+                   sorted_ranges_.begin() + node_range_begin_[id + 1]);
+    stack_.back() = n.next_sibling;
+    if (n.first_child != kNoNode) stack_.push_back(n.first_child);
+  }
+}
+
+const jitdump::InlineDebugInfo* InlineTreeBuilder::Build(uint64_t timestamp, uint64_t code_start,
+                                                          uint64_t code_size, const MethodLines& root,
+                                                          std::span<const PcSite> sites) {
+  Reset();
+  if (code_size == 0 || code_size > UINT32_MAX || code_start > UINT64_MAX - code_size) return nullptr;
+  const uint64_t code_end = code_start + code_size;
+
+  FunctionIndex(&root);  // the outer function is function 0
+  nodes_.reserve(sites.size());
+  pending_ranges_.reserve(sites.size());
+  lines_.reserve(sites.size());
+
+  uint64_t range_start = code_start;
+  bool any = false;
+  for (const PcSite& site : sites) {
+    if (site.pc <= range_start || site.pc > code_end) continue;  // empty or outside this code
+    const uint32_t start = static_cast<uint32_t>(range_start - code_start);
+    const uint32_t end = static_cast<uint32_t>(site.pc - code_start);
+    range_start = site.pc;
+    any = true;
+
+    // The inline chain, outer to inner: frames[n-2] called from frames[n-1] (the root), ...
+    const std::span<const Frame> frames = site.frames;
+    uint32_t parent = kNoNode;
+    for (size_t k = frames.size(); k-- > 1;) {
+      const Frame& caller = frames[k];
+      const Frame& callee = frames[k - 1];
+      const uint32_t function_index = FunctionIndex(callee.method);
+      parent = ChildNode(parent, function_index, caller.bci, LineOf(caller.method, caller.bci));
+      AddRange(parent, start, end);
+    }
+
+    // Line record: the innermost frame that has line information, as BuildLineRows does.
+    const Frame* frame = nullptr;
+    for (const Frame& f : frames) {
+      if (f.method != nullptr && f.method->has_lines()) {
+        frame = &f;
+        break;
+      }
+    }
+    if (frame != nullptr) {
+      const uint32_t file_index = FileIndex(frame->method->file);
+      const uint32_t line = LineOf(frame->method, frame->bci);
+      const bool same = !lines_.empty() && lines_.back().file_index == file_index && lines_.back().line_number == line;
+      if (!same) lines_.push_back({start, file_index, line, 0});
+    }
+  }
+  if (!any) return nullptr;
+
+  EmitTree();
+
+  info_.timestamp = timestamp;
+  info_.files = files_;
+  info_.function_names = function_names_;
+  info_.functions = functions_;
+  info_.calls = calls_;
+  info_.ranges = ranges_;
+  info_.lines = lines_;
+  if (!ValidateInlineDebugInfo(info_, code_size).empty()) return nullptr;  // never expected
+  return &info_;
+}
+
+std::string ValidateInlineDebugInfo(const jitdump::InlineDebugInfo& info, uint64_t code_size) {
+  const auto at = [](const char* what, size_t i) { return std::string(what) + " " + std::to_string(i) + ": "; };
+  if (info.functions.empty()) return "no functions (the outer function must be first)";
+  for (size_t i = 0; i < info.functions.size(); ++i) {
+    const auto& f = info.functions[i];
+    if (f.function_name_index >= info.function_names.size()) return at("function", i) + "name index out of range";
+    if (f.file_index >= info.files.size()) return at("function", i) + "file index out of range";
+  }
+  size_t range_index = 0;
+  for (size_t i = 0; i < info.calls.size(); ++i) {
+    const auto& c = info.calls[i];
+    if (c.function_index >= info.functions.size()) return at("call", i) + "function index out of range";
+    if (c.range_count == 0) return at("call", i) + "no ranges";
+    const uint32_t max_depth = i == 0 ? 0 : info.calls[i - 1].depth + 1;
+    if (c.depth > max_depth) return at("call", i) + "depth breaks DFS order";
+    if (c.range_count > info.ranges.size() - range_index) return at("call", i) + "ranges past the range list";
+    for (uint32_t r = 0; r < c.range_count; ++r, ++range_index) {
+      const auto& range = info.ranges[range_index];
+      if (range.size == 0) return at("range", range_index) + "empty";
+      if (range.start_offset >= code_size || range.size > code_size - range.start_offset) {
+        return at("range", range_index) + "outside the code";
+      }
+      if (r > 0) {
+        const auto& prev = info.ranges[range_index - 1];
+        if (range.start_offset < uint64_t{prev.start_offset} + prev.size) {
+          return at("range", range_index) + "overlaps or precedes the previous range of its call";
+        }
+      }
+    }
+  }
+  if (range_index != info.ranges.size()) return "range list longer than the calls consume";
+  for (size_t i = 0; i < info.lines.size(); ++i) {
+    const auto& l = info.lines[i];
+    if (l.file_index >= info.files.size()) return at("line record", i) + "file index out of range";
+    if (l.code_offset >= code_size) return at("line record", i) + "outside the code";
+    if (i > 0 && l.code_offset <= info.lines[i - 1].code_offset) return at("line record", i) + "not ascending";
+  }
+  return {};
 }
 
 }  // namespace jitdump_agent

@@ -1,10 +1,30 @@
 // Builds samply's inline debug-info record (SAMPLY_JIT_CODE_DEBUG_INFO2) for one compiled
 // method from HotSpot's PcDesc scope chains. Pure C++.
+//
+// Conventions (shared with BuildLineRows, see line_map.h and hotspot-jvmti-semantics.md §2.4):
+// PcDescs come in ascending pc order and each pc marks the END of the run it describes, so
+// site i covers [pc_{i-1}, pc_i) (the first starts at the code start). Sites that are empty,
+// out of order or end past the code are skipped. frames[0] is the innermost (leaf) method,
+// frames[n-1] the compiled root.
+//
+// What the record holds:
+//  - functions: one per distinct MethodLines (pointer identity), the outer `root` first; a
+//    frame whose method is null becomes one "<unknown>" function. A method without a source
+//    file gets file "" so its file index stays valid.
+//  - inline calls: for a site the chain outer->inner is frames[n-2] ... frames[0]; a node is
+//    (parent node, callee method, caller bci = frames[k+1].bci), call line = the caller's
+//    LineAt(caller bci) (0 when the caller has no table), column 0. Emitted in DFS order,
+//    children in order of their first address; ranges sorted, adjacent ones merged, so an
+//    inlined call whose code is split gets range_count > 1.
+//  - line records: per range the innermost frame that has lines (as BuildLineRows), merged
+//    when consecutive rows carry the same file and line.
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "agent/line_map.h"
@@ -14,12 +34,47 @@ namespace jitdump_agent {
 
 class InlineTreeBuilder {
  public:
-  // Returns a record view valid while this builder lives, or nullptr when there is nothing
-  // to describe. `root` is the compiled method; sites as for BuildLineRows.
+  // Returns a record view valid until the next Build or until this builder dies, or nullptr
+  // when there is nothing to describe (no site inside the code) or the code is too large for
+  // the record's 32-bit offsets. `root` is the compiled method; sites as for BuildLineRows.
+  // The builder keeps its vectors between builds; memory is proportional to the PcDescs.
   const jitdump::InlineDebugInfo* Build(uint64_t timestamp, uint64_t code_start, uint64_t code_size,
                                         const MethodLines& root, std::span<const PcSite> sites);
 
  private:
+  struct Node {
+    uint32_t parent;          // kNoNode for calls made by the outer function
+    uint32_t function_index;
+    uint32_t call_line;
+    uint32_t first_child;
+    uint32_t last_child;
+    uint32_t next_sibling;
+    uint32_t last_range;      // index into pending_ranges_ of this node's latest range
+    uint32_t range_count;
+  };
+  struct PendingRange {
+    uint32_t node;
+    uint32_t start;
+    uint32_t end;
+  };
+  struct NodeKey {
+    uint32_t parent;
+    uint32_t function_index;
+    int64_t caller_bci;
+    bool operator==(const NodeKey&) const = default;
+  };
+  struct NodeKeyHash {
+    size_t operator()(const NodeKey& k) const;
+  };
+  static constexpr uint32_t kNoNode = UINT32_MAX;
+
+  void Reset();
+  uint32_t FileIndex(std::string_view file);
+  uint32_t FunctionIndex(const MethodLines* method);
+  uint32_t ChildNode(uint32_t parent, uint32_t function_index, int64_t caller_bci, uint32_t call_line);
+  void AddRange(uint32_t node, uint32_t start, uint32_t end);
+  void EmitTree();
+
   jitdump::InlineDebugInfo info_;
   std::vector<std::string_view> files_;
   std::vector<std::string_view> function_names_;
@@ -27,6 +82,26 @@ class InlineTreeBuilder {
   std::vector<jitdump::SamplyInlineCallRecord> calls_;
   std::vector<jitdump::SamplyRangeRecord> ranges_;
   std::vector<jitdump::SamplyLineRecord> lines_;
+
+  // Scratch, cleared (not freed) per build.
+  std::unordered_map<std::string_view, uint32_t> file_ids_;
+  std::unordered_map<std::string_view, uint32_t> name_ids_;
+  std::unordered_map<const MethodLines*, uint32_t> function_ids_;
+  std::unordered_map<NodeKey, uint32_t, NodeKeyHash> node_ids_;
+  std::vector<Node> nodes_;
+  std::vector<PendingRange> pending_ranges_;
+  std::vector<uint32_t> node_range_begin_;  // per node: first slot in sorted_ranges_
+  std::vector<jitdump::SamplyRangeRecord> sorted_ranges_;
+  std::vector<uint32_t> stack_;
+  uint32_t root_first_child_ = kNoNode;
+  uint32_t root_last_child_ = kNoNode;
 };
+
+// Checks the structural rules a consumer relies on: string-list and function indices in
+// range, ranges_count >= 1 per call and the sum equal to the range list, the DFS depth rule
+// (first call depth 0, each depth <= previous + 1), every range non-empty inside
+// [0, code_size) and a node's ranges sorted and disjoint, line records ascending inside the
+// code. Returns "" when valid, else the first violation.
+std::string ValidateInlineDebugInfo(const jitdump::InlineDebugInfo& info, uint64_t code_size);
 
 }  // namespace jitdump_agent
