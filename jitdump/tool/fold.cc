@@ -1,0 +1,200 @@
+#include "jitdump/tool/fold.h"
+
+#include <algorithm>
+#include <cctype>
+#include <vector>
+
+namespace jitdump::tool {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+bool ParseHex(std::string_view s, uint64_t* value) {
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
+  if (s.empty() || s.size() > 16) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    int d;
+    if (c >= '0' && c <= '9') {
+      d = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      d = c - 'a' + 10;
+    } else if (c >= 'A' && c <= 'F') {
+      d = c - 'A' + 10;
+    } else {
+      return false;
+    }
+    v = v << 4 | static_cast<uint64_t>(d);
+  }
+  *value = v;
+  return true;
+}
+
+bool AllDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// "1234" or "1234/1235"
+bool IsPidToken(std::string_view s) {
+  const size_t slash = s.find('/');
+  if (slash == std::string_view::npos) return AllDigits(s);
+  return AllDigits(s.substr(0, slash)) && AllDigits(s.substr(slash + 1));
+}
+
+std::vector<std::string_view> Split(std::string_view s) {
+  std::vector<std::string_view> tokens;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    const size_t start = i;
+    while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    if (i > start) tokens.push_back(s.substr(start, i - start));
+  }
+  return tokens;
+}
+
+// A dso that may hold JIT code: none printed, unknown, perf map, jitted ELF, anonymous memory.
+bool MaybeJitDso(std::string_view dso) {
+  return dso.empty() || dso.find("unknown") != std::string_view::npos ||
+         dso.find("jitted-") != std::string_view::npos || dso.find("perf-") != std::string_view::npos ||
+         dso.find("anon") != std::string_view::npos || dso.find("memfd:") != std::string_view::npos;
+}
+
+// ';' separates frames in the folded format; keep it out of names.
+std::string CleanName(std::string_view name) {
+  std::string out(name);
+  for (char& c : out) {
+    if (c == ';') c = ',';
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return out;
+}
+
+}  // namespace
+
+bool ParseFrameLine(std::string_view line, ScriptFrame* frame) {
+  line = Trim(line);
+  const size_t space = line.find_first_of(" \t");
+  const std::string_view addr = line.substr(0, space);
+  if (!ParseHex(addr, &frame->addr)) return false;
+  std::string_view rest = space == std::string_view::npos ? std::string_view() : Trim(line.substr(space));
+  frame->dso.clear();
+  if (!rest.empty() && rest.back() == ')') {
+    const size_t open = rest.rfind(" (");
+    if (open != std::string_view::npos && open + 2 < rest.size() && (rest[open + 2] == '/' || rest[open + 2] == '[')) {
+      frame->dso = std::string(rest.substr(open + 2, rest.size() - open - 3));
+      rest = Trim(rest.substr(0, open));
+    } else if (rest.front() == '(') {
+      frame->dso = std::string(rest.substr(1, rest.size() - 2));
+      rest = {};
+    }
+  }
+  // "sym+0x1c" -> "sym"
+  const size_t plus = rest.rfind("+0x");
+  if (plus != std::string_view::npos && plus > 0) {
+    uint64_t ignored;
+    if (ParseHex(rest.substr(plus + 1), &ignored)) rest = rest.substr(0, plus);
+  }
+  frame->sym = std::string(rest);
+  return true;
+}
+
+namespace {
+
+struct Sample {
+  std::string comm;
+  std::vector<ScriptFrame> frames;  // innermost first, as perf prints them
+  bool active = false;
+  bool frame_from_header = false;  // replaced by the callchain when indented frames follow
+};
+
+void Flush(Sample& sample, const JitDump& dump, const CodeMap& map, std::map<std::string, uint64_t>& stacks,
+           FoldStats& stats) {
+  if (!sample.active || sample.frames.empty()) {
+    sample = Sample{};
+    return;
+  }
+  std::string stack = CleanName(sample.comm.empty() ? "[unknown]" : sample.comm);
+  for (size_t i = sample.frames.size(); i-- > 0;) {
+    const ScriptFrame& frame = sample.frames[i];
+    const int64_t load = MaybeJitDso(frame.dso) ? map.Find(frame.addr) : -1;
+    if (load >= 0) {
+      ++stats.jit_frames;
+      const std::vector<InlineFrame> chain = InlineChain(dump, static_cast<size_t>(load), frame.addr);
+      if (!chain.empty()) {
+        ++stats.expanded_frames;
+        for (size_t k = chain.size(); k-- > 0;) stack += ";" + CleanName(chain[k].function);
+        continue;
+      }
+      if (frame.sym.empty() || frame.sym == "[unknown]") {
+        stack += ";" + CleanName(dump.records[static_cast<size_t>(load)].load()->name);
+        continue;
+      }
+    }
+    stack += ";" + CleanName(frame.sym.empty() ? "[unknown]" : frame.sym);
+  }
+  ++stacks[stack];
+  ++stats.samples;
+  sample = Sample{};
+}
+
+}  // namespace
+
+void FoldPerfScript(std::istream& in, const JitDump& dump, const CodeMap& map,
+                    std::map<std::string, uint64_t>& stacks, FoldStats& stats) {
+  Sample sample;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (Trim(line).empty()) {
+      Flush(sample, dump, map, stacks, stats);
+      continue;
+    }
+    const bool indented = line[0] == ' ' || line[0] == '\t';
+    ScriptFrame frame;
+    if (indented && sample.active && ParseFrameLine(line, &frame)) {
+      if (sample.frame_from_header) {
+        sample.frames.clear();
+        sample.frame_from_header = false;
+      }
+      sample.frames.push_back(std::move(frame));
+      continue;
+    }
+    if (indented) continue;  // not a frame: ignore
+    // A new sample header: "comm pid[/tid] [more fields]".
+    Flush(sample, dump, map, stacks, stats);
+    sample.active = true;
+    const std::vector<std::string_view> tokens = Split(line);
+    size_t pid_at = tokens.size();
+    for (size_t i = 1; i < tokens.size(); ++i) {
+      if (IsPidToken(tokens[i])) {
+        pid_at = i;
+        break;
+      }
+    }
+    if (pid_at == tokens.size()) {
+      sample.comm = tokens.empty() ? "" : std::string(tokens[0]);
+      continue;
+    }
+    const size_t comm_end = static_cast<size_t>(tokens[pid_at].data() - line.data());
+    sample.comm = std::string(Trim(std::string_view(line).substr(0, comm_end)));
+    // Single-line form: the token right after pid/tid is the ip.
+    if (pid_at + 1 < tokens.size()) {
+      const size_t tail_at = static_cast<size_t>(tokens[pid_at + 1].data() - line.data());
+      uint64_t ignored;
+      if (ParseHex(tokens[pid_at + 1], &ignored) && tokens[pid_at + 1].find(':') == std::string_view::npos) {
+        ScriptFrame single;
+        if (ParseFrameLine(std::string_view(line).substr(tail_at), &single)) {
+          sample.frames.push_back(single);
+          sample.frame_from_header = true;
+        }
+      }
+    }
+  }
+  Flush(sample, dump, map, stacks, stats);
+}
+
+}  // namespace jitdump::tool

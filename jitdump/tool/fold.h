@@ -1,0 +1,34 @@
+// Folding `perf script` output into flame-graph stacks, expanding JIT frames into their
+// inline chains from a jitdump.
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "jitdump/reader.h"
+
+namespace jitdump::tool {
+
+struct FoldStats {
+  uint64_t samples = 0;
+  uint64_t jit_frames = 0;       // frames whose address fell in a code load
+  uint64_t expanded_frames = 0;  // of those, frames expanded through a DEBUG_INFO2 record
+};
+
+// Reads perf script text from `in` and adds one count per sample to `stacks`
+// ("comm;outermost;...;innermost" -> count). See the CLI help for the accepted format.
+void FoldPerfScript(std::istream& in, const JitDump& dump, const CodeMap& map,
+                    std::map<std::string, uint64_t>& stacks, FoldStats& stats);
+
+// One frame line ("7f12ab sym+0x10 (/tmp/perf-1.map)") split into address, symbol and dso.
+struct ScriptFrame {
+  uint64_t addr = 0;
+  std::string sym;
+  std::string dso;
+};
+bool ParseFrameLine(std::string_view line, ScriptFrame* frame);
+
+}  // namespace jitdump::tool

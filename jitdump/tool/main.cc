@@ -1,0 +1,521 @@
+// jitdump: inspect, validate and use perf jitdump files.
+//
+// Exit codes: 0 success (check: valid, warnings allowed), 1 invalid input file / address not
+// found, 2 usage error or unreadable file.
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "jitdump/perf_map.h"
+#include "jitdump/reader.h"
+#include "jitdump/tool/fold.h"
+
+namespace jitdump::tool {
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kInvalid = 1;
+constexpr int kUsage = 2;
+
+const char kMainUsage[] =
+    "usage: jitdump COMMAND [OPTIONS] FILE [ARGS]\n"
+    "\n"
+    "Inspect and validate perf jitdump files (jit-<pid>.dump).\n"
+    "\n"
+    "commands:\n"
+    "  info FILE              header, record counts, code bytes, truncated tail, inline statistics\n"
+    "  list FILE              one line per CODE_LOAD: index, address, size, name, source range, inlines\n"
+    "  lines FILE             debug-info rows (address -> file:line) per CODE_LOAD\n"
+    "  addr2line FILE ADDR... code load, name, file:line and inline chain (innermost first) at ADDR\n"
+    "  check FILE             validate for perf 6.1 and samply; exit 0 valid, 1 invalid\n"
+    "  perfmap FILE           the equivalent perf-<pid>.map text (latest code at each address wins)\n"
+    "  fold FILE              fold `perf script` output on stdin into stacks, expanding inlined JIT frames\n"
+    "\n"
+    "options: --json (info, list, lines, check), --help (every command)\n"
+    "exit status: 0 ok, 1 invalid file or address not found, 2 usage error or unreadable file\n";
+
+const char kInfoUsage[] =
+    "usage: jitdump info [--json] FILE\n"
+    "Prints the header fields, record counts by type, total code bytes, the truncated tail if any,\n"
+    "and samply inline-record statistics (functions, inline calls, max depth).\n";
+const char kListUsage[] =
+    "usage: jitdump list [--json] FILE\n"
+    "One line per CODE_LOAD in file order:\n"
+    "  INDEX 0xADDRESS SIZE NAME [SOURCE:FIRST-LAST] [inlines=N]\n"
+    "INDEX is the load's code_index, SIZE its code size in bytes (decimal).\n";
+const char kLinesUsage[] =
+    "usage: jitdump lines [--json] FILE\n"
+    "For every CODE_LOAD with line information, its rows 0xADDRESS FILE:LINE, from DEBUG_INFO\n"
+    "(source debug_info) and from samply's DEBUG_INFO2 line records (source inline).\n";
+const char kAddr2lineUsage[] =
+    "usage: jitdump addr2line FILE ADDR...\n"
+    "ADDR is hexadecimal (0x optional). For each, the latest CODE_LOAD covering it, then the\n"
+    "inline chain innermost first (#0 is where the address is, the last frame the compiled\n"
+    "method), each FUNCTION FILE:LINE. Without a DEBUG_INFO2 record the chain is the load itself\n"
+    "with its DEBUG_INFO line. Exit 1 if some ADDR is not covered.\n";
+const char kCheckUsage[] =
+    "usage: jitdump check [--json] FILE\n"
+    "Validates FILE as perf 6.1 (perf inject --jit) and samply read it. Prints one line per\n"
+    "problem: offset N (0xN): error|warning: message. Exit 0 when there is no error (warnings\n"
+    "allowed), 1 otherwise.\n";
+const char kPerfmapUsage[] =
+    "usage: jitdump perfmap FILE\n"
+    "Prints perf-<pid>.map lines (START SIZE name, hex) for the code the dump leaves mapped:\n"
+    "where loads overlap, the latest one wins.\n";
+const char kFoldUsage[] =
+    "usage: jitdump fold FILE < perf-script-output\n"
+    "Reads `perf script` text on stdin and prints folded stacks \"comm;outer;...;inner COUNT\",\n"
+    "one per distinct stack, sorted. Accepted input:\n"
+    "  - callchains (perf record -g), default `perf script` or `perf script -F comm,pid,tid,ip,sym`\n"
+    "    (any fields, as long as the header line holds comm then pid or pid/tid, and each frame is\n"
+    "    an indented line \"ADDR [SYM[+0xOFF]] [(DSO)]\"); samples are separated by blank lines;\n"
+    "  - single frames without -g: \"comm pid[/tid] ADDR SYM\" on one line.\n"
+    "A frame whose DSO is absent, [unknown], a perf map, a jitted-*.so or anonymous memory and whose\n"
+    "address lies in a CODE_LOAD of FILE is a JIT frame: with a DEBUG_INFO2 record it becomes its\n"
+    "inline chain outermost -> innermost; otherwise it keeps perf's symbol (the load's name if perf\n"
+    "said [unknown]). Other frames keep perf's symbol. ';' in names becomes ','.\n";
+
+struct Args {
+  bool json = false;
+  bool help = false;
+  std::vector<std::string> positional;
+  std::string bad_option;
+};
+
+Args ParseArgs(int argc, char** argv, int first) {
+  Args args;
+  bool options_done = false;
+  for (int i = first; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (!options_done && a == "--") {
+      options_done = true;
+    } else if (!options_done && a == "--json") {
+      args.json = true;
+    } else if (!options_done && (a == "--help" || a == "-h")) {
+      args.help = true;
+    } else if (!options_done && a.size() > 1 && a[0] == '-') {
+      if (args.bad_option.empty()) args.bad_option = std::string(a);
+    } else {
+      args.positional.emplace_back(a);
+    }
+  }
+  return args;
+}
+
+int Usage(const char* usage, const std::string& message) {
+  std::fprintf(stderr, "jitdump: %s\n%s", message.c_str(), usage);
+  return kUsage;
+}
+
+// ---- JSON output ----
+
+std::string JsonString(std::string_view s) {
+  std::string out = "\"";
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t extra = 0;
+    bool valid = true;
+    if (c < 0x80) {
+      extra = 0;
+    } else if ((c & 0xe0) == 0xc0 && c >= 0xc2) {
+      extra = 1;
+    } else if ((c & 0xf0) == 0xe0) {
+      extra = 2;
+    } else if ((c & 0xf8) == 0xf0 && c <= 0xf4) {
+      extra = 3;
+    } else {
+      valid = false;
+    }
+    if (valid && extra > 0) {
+      if (i + extra >= s.size()) valid = false;
+      for (size_t k = 1; valid && k <= extra; ++k) valid = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+    }
+    if (!valid) {  // not UTF-8: keep the byte as a Latin-1 code point
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+      out += buffer;
+      ++i;
+      continue;
+    }
+    if (extra > 0) {
+      out.append(s.substr(i, extra + 1));
+      i += extra + 1;
+      continue;
+    }
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char buffer[8];
+          std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+          out += buffer;
+        } else {
+          out.push_back(static_cast<char>(c));
+        }
+    }
+    ++i;
+  }
+  return out + "\"";
+}
+
+std::string U64(uint64_t v) { return std::to_string(v); }
+
+// ---- loading ----
+
+bool Load(const std::string& path, JitDump* dump) {
+  std::vector<uint8_t> bytes;
+  const Status status = ReadWholeFile(path, &bytes);
+  if (!status.ok()) {
+    std::fprintf(stderr, "jitdump: %s: %s\n", path.c_str(), status.ToString().c_str());
+    return false;
+  }
+  *dump = Parse(bytes);
+  return true;
+}
+
+// For commands other than check: report a file we cannot read at all.
+bool RequireHeader(const std::string& path, const JitDump& dump) {
+  if (dump.header_ok) return true;
+  for (const Problem& p : dump.problems) std::fprintf(stderr, "jitdump: %s: %s\n", path.c_str(), FormatProblem(p).c_str());
+  return false;
+}
+
+size_t InlineCallCount(const JitDump& dump, const LoadBody& load) {
+  if (load.inline_info < 0) return 0;
+  const InlineBody* info = dump.records[static_cast<size_t>(load.inline_info)].inline_info();
+  return info == nullptr ? 0 : info->calls.size();
+}
+
+// ---- commands ----
+
+int Info(const Args& args) {
+  if (args.help) return std::fputs(kInfoUsage, stdout), kOk;
+  if (args.positional.size() != 1) return Usage(kInfoUsage, "info takes exactly one FILE");
+  const std::string& path = args.positional[0];
+  JitDump dump;
+  if (!Load(path, &dump)) return kUsage;
+  if (!RequireHeader(path, dump)) return kInvalid;
+  std::map<std::string, uint64_t> counts;
+  uint64_t code_bytes = 0, loads = 0, inline_records = 0, functions = 0, calls = 0, max_depth = 0, closes = 0;
+  for (const Record& r : dump.records) {
+    ++counts[r.id <= 4 || r.id == static_cast<uint32_t>(RecordType::kSamplyDebugInfo2) ? RecordTypeName(r.id)
+                                                                                          : "UNKNOWN"];
+    if (const LoadBody* load = r.load()) {
+      ++loads;
+      code_bytes += load->code_size;
+    }
+    if (r.id == static_cast<uint32_t>(RecordType::kCodeClose)) ++closes;
+    if (const InlineBody* info = r.inline_info()) {
+      ++inline_records;
+      functions += info->functions.size();
+      calls += info->calls.size();
+      max_depth = std::max<uint64_t>(max_depth, info->max_depth);
+    }
+  }
+  size_t errors = 0, warnings = 0;
+  for (const Problem& p : Check(dump)) (p.severity == Severity::kError ? errors : warnings)++;
+  const FileHeader& h = dump.header;
+  if (args.json) {
+    std::string out = "{\"file\":" + JsonString(path) + ",\"size\":" + U64(dump.file_size) +
+                      ",\"cross_endian\":" + (dump.cross_endian ? "true" : "false") + ",\"header\":{\"version\":" +
+                      U64(h.version) + ",\"total_size\":" + U64(h.total_size) + ",\"elf_mach\":" + U64(h.elf_mach) +
+                      ",\"pad1\":" + U64(h.pad1) + ",\"pid\":" + U64(h.pid) + ",\"timestamp\":" + U64(h.timestamp) +
+                      ",\"flags\":" + U64(h.flags) + "},\"records\":" + U64(dump.records.size()) + ",\"counts\":{";
+    bool first = true;
+    for (const auto& [name, n] : counts) {
+      out += (first ? "" : ",") + JsonString(name) + ":" + U64(n);
+      first = false;
+    }
+    out += "},\"code_loads\":" + U64(loads) + ",\"code_bytes\":" + U64(code_bytes) + ",\"truncated\":";
+    if (dump.truncated_offset) {
+      out += "{\"offset\":" + U64(*dump.truncated_offset) + ",\"bytes\":" + U64(dump.truncated_bytes) +
+             ",\"total_size\":" + U64(dump.truncated_needed) + "}";
+    } else {
+      out += "null";
+    }
+    out += ",\"inline\":{\"records\":" + U64(inline_records) + ",\"functions\":" + U64(functions) +
+           ",\"inline_calls\":" + U64(calls) + ",\"max_depth\":" + U64(max_depth) + "},\"errors\":" + U64(errors) +
+           ",\"warnings\":" + U64(warnings) + "}\n";
+    std::fputs(out.c_str(), stdout);
+    return kOk;
+  }
+  std::printf("file: %s\n", path.c_str());
+  std::printf("size: %" PRIu64 " bytes\n", dump.file_size);
+  std::printf("byte order: %s\n", dump.cross_endian ? "cross-endian (swapped)" : "native");
+  std::printf("header: version %u, total_size %u, elf_mach %u, pad1 0x%x, pid %u, timestamp %" PRIu64
+              ", flags 0x%" PRIx64 "\n",
+              h.version, h.total_size, h.elf_mach, h.pad1, h.pid, h.timestamp, h.flags);
+  std::printf("records: %zu\n", dump.records.size());
+  for (const auto& [name, n] : counts) std::printf("  %-18s %" PRIu64 "\n", name.c_str(), n);
+  std::printf("code bytes: %" PRIu64 " in %" PRIu64 " loads\n", code_bytes, loads);
+  if (closes == 0) std::printf("closed: no (no CODE_CLOSE record)\n");
+  if (dump.truncated_offset) {
+    std::printf("truncated tail: at offset %" PRIu64 ", %" PRIu64 " bytes present", *dump.truncated_offset,
+                dump.truncated_bytes);
+    if (dump.truncated_needed != 0) std::printf(" of %" PRIu64, dump.truncated_needed);
+    std::printf("\n");
+  } else {
+    std::printf("truncated tail: none\n");
+  }
+  std::printf("inline records: %" PRIu64 ", functions %" PRIu64 ", inline calls %" PRIu64 ", max depth %" PRIu64 "\n",
+              inline_records, functions, calls, max_depth);
+  std::printf("problems: %zu errors, %zu warnings%s\n", errors, warnings,
+              errors + warnings ? " (see `jitdump check`)" : "");
+  return kOk;
+}
+
+int List(const Args& args) {
+  if (args.help) return std::fputs(kListUsage, stdout), kOk;
+  if (args.positional.size() != 1) return Usage(kListUsage, "list takes exactly one FILE");
+  const std::string& path = args.positional[0];
+  JitDump dump;
+  if (!Load(path, &dump)) return kUsage;
+  if (!RequireHeader(path, dump)) return kInvalid;
+  std::string out = args.json ? "[" : "";
+  bool first = true;
+  for (size_t i = 0; i < dump.records.size(); ++i) {
+    const LoadBody* load = dump.records[i].load();
+    if (load == nullptr) continue;
+    const std::string source = SourceRange(dump, i);
+    const size_t inlines = InlineCallCount(dump, *load);
+    if (args.json) {
+      out += std::string(first ? "" : ",") + "\n{\"index\":" + U64(load->code_index) + ",\"addr\":" +
+             U64(load->code_addr) + ",\"size\":" + U64(load->code_size) + ",\"name\":" + JsonString(load->name) +
+             ",\"source\":" + (source.empty() ? "null" : JsonString(source)) + ",\"inlines\":" + U64(inlines) +
+             ",\"offset\":" + U64(dump.records[i].offset) + ",\"timestamp\":" + U64(dump.records[i].timestamp) + "}";
+      first = false;
+      continue;
+    }
+    char buffer[96];
+    std::snprintf(buffer, sizeof buffer, "%" PRIu64 " 0x%016" PRIx64 " %" PRIu64 " ", load->code_index,
+                  load->code_addr, load->code_size);
+    out += buffer;
+    out += load->name;
+    if (!source.empty()) out += "  [" + source + "]";
+    if (inlines != 0) out += " inlines=" + U64(inlines);
+    out += "\n";
+  }
+  if (args.json) out += "\n]\n";
+  std::fputs(out.c_str(), stdout);
+  return kOk;
+}
+
+int Lines(const Args& args) {
+  if (args.help) return std::fputs(kLinesUsage, stdout), kOk;
+  if (args.positional.size() != 1) return Usage(kLinesUsage, "lines takes exactly one FILE");
+  const std::string& path = args.positional[0];
+  JitDump dump;
+  if (!Load(path, &dump)) return kUsage;
+  if (!RequireHeader(path, dump)) return kInvalid;
+  std::string out = args.json ? "[" : "";
+  bool first_load = true;
+  for (size_t i = 0; i < dump.records.size(); ++i) {
+    const LoadBody* load = dump.records[i].load();
+    if (load == nullptr || (load->debug_info < 0 && load->inline_info < 0)) continue;
+    struct Row {
+      uint64_t addr;
+      std::string file;
+      int64_t line;
+      int64_t column;
+      const char* source;
+    };
+    std::vector<Row> rows;
+    if (load->debug_info >= 0) {
+      if (const DebugInfoBody* d = dump.records[static_cast<size_t>(load->debug_info)].debug_info()) {
+        for (const DebugLine& e : d->entries) rows.push_back({e.addr, e.file, e.line, e.discrim, "debug_info"});
+      }
+    }
+    if (load->inline_info >= 0) {
+      if (const InlineBody* info = dump.records[static_cast<size_t>(load->inline_info)].inline_info()) {
+        for (const SamplyLineRecord& l : info->lines) {
+          rows.push_back({load->code_addr + l.code_offset,
+                          l.file_index < info->files.size() ? info->files[l.file_index] : "?", l.line_number,
+                          l.column_number, "inline"});
+        }
+      }
+    }
+    if (args.json) {
+      out += std::string(first_load ? "" : ",") + "\n{\"index\":" + U64(load->code_index) + ",\"addr\":" +
+             U64(load->code_addr) + ",\"size\":" + U64(load->code_size) + ",\"name\":" + JsonString(load->name) +
+             ",\"rows\":[";
+      for (size_t k = 0; k < rows.size(); ++k) {
+        out += std::string(k ? "," : "") + "{\"addr\":" + U64(rows[k].addr) + ",\"file\":" + JsonString(rows[k].file) +
+               ",\"line\":" + std::to_string(rows[k].line) + ",\"column\":" + std::to_string(rows[k].column) +
+               ",\"source\":\"" + rows[k].source + "\"}";
+      }
+      out += "]}";
+      first_load = false;
+      continue;
+    }
+    char buffer[128];
+    std::snprintf(buffer, sizeof buffer, "load %" PRIu64 " 0x%016" PRIx64 " %" PRIu64 " ", load->code_index,
+                  load->code_addr, load->code_size);
+    out += buffer + load->name + "\n";
+    for (const Row& row : rows) {
+      std::snprintf(buffer, sizeof buffer, "  0x%016" PRIx64 " +0x%" PRIx64 " ", row.addr, row.addr - load->code_addr);
+      out += buffer + row.file + ":" + std::to_string(row.line) + (row.source[0] == 'i' ? "  (inline)\n" : "\n");
+    }
+  }
+  if (args.json) out += "\n]\n";
+  std::fputs(out.c_str(), stdout);
+  return kOk;
+}
+
+bool ParseAddress(const std::string& text, uint64_t* value) {
+  std::string_view s = text;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
+  if (s.empty() || s.size() > 16) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10 : (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+    if (d < 0) return false;
+    v = v << 4 | static_cast<uint64_t>(d);
+  }
+  *value = v;
+  return true;
+}
+
+int Addr2line(const Args& args) {
+  if (args.help) return std::fputs(kAddr2lineUsage, stdout), kOk;
+  if (args.json) return Usage(kAddr2lineUsage, "addr2line has no --json");
+  if (args.positional.size() < 2) return Usage(kAddr2lineUsage, "addr2line takes FILE and at least one ADDR");
+  std::vector<uint64_t> addrs;
+  for (size_t i = 1; i < args.positional.size(); ++i) {
+    uint64_t a;
+    if (!ParseAddress(args.positional[i], &a)) return Usage(kAddr2lineUsage, "bad address: " + args.positional[i]);
+    addrs.push_back(a);
+  }
+  const std::string& path = args.positional[0];
+  JitDump dump;
+  if (!Load(path, &dump)) return kUsage;
+  if (!RequireHeader(path, dump)) return kInvalid;
+  int status = kOk;
+  for (uint64_t addr : addrs) {
+    const int64_t index = FindLoad(dump, addr);
+    if (index < 0) {
+      std::printf("0x%" PRIx64 ": not in any CODE_LOAD\n", addr);
+      status = kInvalid;
+      continue;
+    }
+    const LoadBody& load = *dump.records[static_cast<size_t>(index)].load();
+    std::printf("0x%" PRIx64 ": %s (code_index %" PRIu64 ", 0x%" PRIx64 "+0x%" PRIx64 ", load at offset %" PRIu64 ")\n",
+                addr, load.name.c_str(), load.code_index, load.code_addr, addr - load.code_addr,
+                dump.records[static_cast<size_t>(index)].offset);
+    const std::vector<InlineFrame> chain = InlineChain(dump, static_cast<size_t>(index), addr);
+    if (!chain.empty()) {
+      for (size_t k = 0; k < chain.size(); ++k) {
+        std::printf("  #%zu %s %s:%u%s\n", k, chain[k].function.c_str(), chain[k].file.c_str(), chain[k].line,
+                    k == 0 ? "" : "  (caller)");
+      }
+      continue;
+    }
+    std::string file;
+    uint32_t line = 0;
+    if (FindLine(dump, static_cast<size_t>(index), addr, &file, &line)) {
+      std::printf("  #0 %s %s:%u\n", load.name.c_str(), file.c_str(), line);
+    } else {
+      std::printf("  #0 %s ??:0\n", load.name.c_str());
+    }
+  }
+  return status;
+}
+
+int CheckCommand(const Args& args) {
+  if (args.help) return std::fputs(kCheckUsage, stdout), kOk;
+  if (args.positional.size() != 1) return Usage(kCheckUsage, "check takes exactly one FILE");
+  const std::string& path = args.positional[0];
+  JitDump dump;
+  if (!Load(path, &dump)) return kUsage;
+  const std::vector<Problem> problems = Check(dump);
+  size_t errors = 0, warnings = 0;
+  for (const Problem& p : problems) (p.severity == Severity::kError ? errors : warnings)++;
+  const bool valid = errors == 0;
+  if (args.json) {
+    std::string out = "{\"file\":" + JsonString(path) + ",\"valid\":" + (valid ? "true" : "false") +
+                      ",\"errors\":" + U64(errors) + ",\"warnings\":" + U64(warnings) +
+                      ",\"records\":" + U64(dump.records.size()) + ",\"problems\":[";
+    for (size_t i = 0; i < problems.size(); ++i) {
+      out += std::string(i ? "," : "") + "\n{\"offset\":" + U64(problems[i].offset) + ",\"severity\":\"" +
+             SeverityName(problems[i].severity) + "\",\"message\":" + JsonString(problems[i].message) + "}";
+    }
+    out += "]}\n";
+    std::fputs(out.c_str(), stdout);
+  } else {
+    for (const Problem& p : problems) std::printf("%s\n", FormatProblem(p).c_str());
+    std::printf("%s: %s, %zu records, %zu errors, %zu warnings\n", path.c_str(), valid ? "valid" : "INVALID",
+                dump.records.size(), errors, warnings);
+  }
+  return valid ? kOk : kInvalid;
+}
+
+int Perfmap(const Args& args) {
+  if (args.help) return std::fputs(kPerfmapUsage, stdout), kOk;
+  if (args.json) return Usage(kPerfmapUsage, "perfmap has no --json");
+  if (args.positional.size() != 1) return Usage(kPerfmapUsage, "perfmap takes exactly one FILE");
+  const std::string& path = args.positional[0];
+  JitDump dump;
+  if (!Load(path, &dump)) return kUsage;
+  if (!RequireHeader(path, dump)) return kInvalid;
+  const CodeMap map(dump);
+  std::string out;
+  for (const auto& [start, span] : map.spans()) {
+    AppendPerfMapLine(span.start, span.end - span.start, dump.records[span.record].load()->name, out);
+  }
+  std::fputs(out.c_str(), stdout);
+  return kOk;
+}
+
+int Fold(const Args& args) {
+  if (args.help) return std::fputs(kFoldUsage, stdout), kOk;
+  if (args.json) return Usage(kFoldUsage, "fold has no --json");
+  if (args.positional.size() != 1) return Usage(kFoldUsage, "fold takes exactly one FILE (the jitdump)");
+  const std::string& path = args.positional[0];
+  JitDump dump;
+  if (!Load(path, &dump)) return kUsage;
+  if (!RequireHeader(path, dump)) return kInvalid;
+  const CodeMap map(dump);
+  std::map<std::string, uint64_t> stacks;
+  FoldStats stats;
+  FoldPerfScript(std::cin, dump, map, stacks, stats);
+  std::string out;
+  for (const auto& [stack, count] : stacks) out += stack + " " + U64(count) + "\n";
+  std::fputs(out.c_str(), stdout);
+  std::fprintf(stderr, "jitdump fold: %" PRIu64 " samples, %" PRIu64 " JIT frames, %" PRIu64 " expanded inline\n",
+               stats.samples, stats.jit_frames, stats.expanded_frames);
+  return kOk;
+}
+
+}  // namespace
+
+int Main(int argc, char** argv) {
+  if (argc < 2) return Usage(kMainUsage, "missing command");
+  const std::string_view command = argv[1];
+  if (command == "--help" || command == "-h" || command == "help") return std::fputs(kMainUsage, stdout), kOk;
+  const Args args = ParseArgs(argc, argv, 2);
+  using Handler = int (*)(const Args&);
+  const std::pair<std::string_view, Handler> commands[] = {
+      {"info", Info},       {"list", List},       {"lines", Lines}, {"addr2line", Addr2line},
+      {"check", CheckCommand}, {"perfmap", Perfmap}, {"fold", Fold},
+  };
+  for (const auto& [name, handler] : commands) {
+    if (name != command) continue;
+    if (!args.bad_option.empty() && !args.help) {
+      return Usage(kMainUsage, "unknown option " + args.bad_option + " for " + std::string(command));
+    }
+    return handler(args);
+  }
+  return Usage(kMainUsage, "unknown command " + std::string(command));
+}
+
+}  // namespace jitdump::tool
+
+int main(int argc, char** argv) { return jitdump::tool::Main(argc, argv); }
