@@ -1,1 +1,65 @@
+#include "agent/names.h"
+
 #include <gtest/gtest.h>
+
+namespace jitdump_agent {
+namespace {
+
+TEST(NamesTest, JavaStyleSpellsParametersLikeJava) {
+  EXPECT_EQ(FormatMethodName(NameStyle::kJava, "Ljava/util/HashMap;", "getNode", "(ILjava/lang/Object;)Ljava/util/HashMap$Node;"),
+            "java.util.HashMap.getNode(int, java.lang.Object)");
+  EXPECT_EQ(FormatMethodName(NameStyle::kJava, "Ljava/lang/String;", "hashCode", "()I"), "java.lang.String.hashCode()");
+}
+
+// perf's demangler drops [] of object arrays and glues <init> to the class: ours must not.
+TEST(NamesTest, JavaStyleKeepsArraysAndConstructors) {
+  EXPECT_EQ(FormatMethodName(NameStyle::kJava, "LWork;", "main", "([Ljava/lang/String;)V"), "Work.main(java.lang.String[])");
+  EXPECT_EQ(FormatMethodName(NameStyle::kJava, "LWork;", "f", "([Ljava/lang/String;I)V"), "Work.f(java.lang.String[], int)");
+  EXPECT_EQ(FormatMethodName(NameStyle::kJava, "LWork;", "g", "([[I[J)V"), "Work.g(int[][], long[])");
+  EXPECT_EQ(FormatMethodName(NameStyle::kJava, "Lcom/foo/Bar;", "<init>", "()V"), "com.foo.Bar.<init>()");
+  EXPECT_EQ(FormatMethodName(NameStyle::kJava, "Lcom/foo/Bar;", "<clinit>", "()V"), "com.foo.Bar.<clinit>()");
+}
+
+TEST(NamesTest, HiddenClassesAndLambdasStayReadable) {
+  EXPECT_EQ(FormatMethodName(NameStyle::kJava, "LWork$$Lambda.0x000000004f040210;", "apply",
+                             "(Ljava/lang/Object;)Ljava/lang/Object;"),
+            "Work$$Lambda.0x000000004f040210.apply(java.lang.Object)");
+  EXPECT_EQ(FormatMethodName(NameStyle::kSimple, "LWork;", "lambda$main$0", "()V"), "Work.lambda$main$0");
+}
+
+TEST(NamesTest, JvmStyleIsPerfAgentCompatible) {
+  EXPECT_EQ(FormatMethodName(NameStyle::kJvm, "Ljava/lang/String;", "hashCode", "()I"), "Ljava/lang/String;hashCode()I");
+}
+
+TEST(NamesTest, SimpleStyleHasNoSignature) {
+  EXPECT_EQ(FormatMethodName(NameStyle::kSimple, "Ljava/util/HashMap;", "getNode", "(I)V"), "java.util.HashMap.getNode");
+}
+
+TEST(NamesTest, NoSemicolonsOrControlCharactersInReadableStyles) {
+  const std::string name = FormatMethodName(NameStyle::kJava, "LOdd;Name;", "we\nird;", "(LA;B;)V");
+  EXPECT_EQ(name.find(';'), std::string::npos) << name;
+  EXPECT_EQ(name.find('\n'), std::string::npos) << name;
+}
+
+TEST(NamesTest, MalformedSignaturesDoNotCrash) {
+  EXPECT_EQ(FormatMethodName(NameStyle::kJava, "", "m", ""), "?.m()");
+  EXPECT_EQ(FormatMethodName(NameStyle::kJava, "LX;", "m", "(Ljava/lang/Str"), "X.m(java.lang.Str)");
+  EXPECT_EQ(FormatMethodName(NameStyle::kJava, "LX;", "m", "([[["), "X.m(?[][][])");
+  EXPECT_EQ(FormatMethodName(NameStyle::kJava, "LX;", "m", "(Q)V"), "X.m(?)");
+}
+
+TEST(NamesTest, SourcePathCarriesThePackage) {
+  EXPECT_EQ(SourcePath("Ljava/util/HashMap$Node;", "HashMap.java"), "java/util/HashMap.java");
+  EXPECT_EQ(SourcePath("LFoo;", "Foo.java"), "Foo.java");
+  EXPECT_EQ(SourcePath("Lcom/acme/Kt;", "Kt.kt"), "com/acme/Kt.kt");
+}
+
+TEST(NamesTest, StubNamesAreVerbatimButOneLine) {
+  EXPECT_EQ(StubName("I2C/C2I adapters(0xabc)"), "I2C/C2I adapters(0xabc)");
+  EXPECT_EQ(StubName("Stub Generator call_stub"), "call_stub");
+  EXPECT_EQ(StubName("bad\nname"), "bad name");
+  EXPECT_EQ(StubName(""), "[stub]");
+}
+
+}  // namespace
+}  // namespace jitdump_agent

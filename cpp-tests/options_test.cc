@@ -1,1 +1,138 @@
+#include "agent/options.h"
+
 #include <gtest/gtest.h>
+
+#include "agent/config.h"
+
+namespace jitdump_agent {
+namespace {
+
+TEST(OptionsTest, DefaultsAreProductionSafe) {
+  Options o;
+  EXPECT_TRUE(o.lines);
+  EXPECT_TRUE(o.code);
+  EXPECT_FALSE(o.inline_info);
+  EXPECT_EQ(o.names, NameStyle::kJava);
+  EXPECT_EQ(o.overflow, Overflow::kDrop);
+  EXPECT_EQ(o.log, LogLevel::kWarn);
+  EXPECT_FALSE(o.strict);
+  EXPECT_EQ(o.mode, 0600u);
+}
+
+TEST(OptionsTest, ParsesEveryKey) {
+  Options o;
+  const ParseResult r = ParseOptions(
+      "dir=/var/tmp/x,lines=off,code=off,inline=on,names=jvm,budget=8M,overflow=wait,wait_ms=5,stats=stderr,"
+      "log=debug,perfmap=/srv/maps,mode=0644,backdate=off,flush_ms=3,cache=0,strict",
+      o);
+  ASSERT_TRUE(r.ok()) << r.errors[0].message;
+  EXPECT_EQ(o.dir, "/var/tmp/x");
+  EXPECT_FALSE(o.lines);
+  EXPECT_FALSE(o.code);
+  EXPECT_TRUE(o.inline_info);
+  EXPECT_EQ(o.names, NameStyle::kJvm);
+  EXPECT_EQ(o.budget_bytes, 8u << 20);
+  EXPECT_EQ(o.overflow, Overflow::kWait);
+  EXPECT_EQ(o.wait_ms, 5u);
+  EXPECT_EQ(o.stats, "stderr");
+  EXPECT_EQ(o.log, LogLevel::kDebug);
+  EXPECT_TRUE(o.perfmap);
+  EXPECT_EQ(o.perfmap_dir, "/srv/maps");
+  EXPECT_EQ(o.mode, 0644u);
+  EXPECT_FALSE(o.backdate);
+  EXPECT_EQ(o.flush_ms, 3u);
+  EXPECT_EQ(o.cache_entries, 0u);
+  EXPECT_TRUE(o.strict);
+}
+
+TEST(OptionsTest, LaterKeysWinAndBlanksAreIgnored) {
+  Options o;
+  ASSERT_TRUE(ParseOptions(" names=jvm , ,names=simple,", o).ok());
+  EXPECT_EQ(o.names, NameStyle::kSimple);
+}
+
+TEST(OptionsTest, BadValueNamesKeyAndAcceptedValuesAndKeepsPrevious) {
+  Options o;
+  const ParseResult r = ParseOptions("names=bogus", o);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].key, "names");
+  EXPECT_NE(r.errors[0].message.find("java, jvm, simple"), std::string::npos);
+  EXPECT_NE(r.errors[0].message.find("bogus"), std::string::npos);
+  EXPECT_EQ(o.names, NameStyle::kJava);
+}
+
+TEST(OptionsTest, UnknownKeyIsAnError) {
+  Options o;
+  const ParseResult r = ParseOptions("colour=blue", o);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_NE(r.errors[0].message.find("unknown option 'colour'"), std::string::npos);
+}
+
+TEST(OptionsTest, OutOfRangeAndMalformedNumbers) {
+  for (const char* text : {"budget=1K", "budget=5G", "budget=", "budget=12Q", "budget=-1", "wait_ms=10001",
+                           "flush_ms=0", "cache=99999999", "mode=0400", "mode=999", "mode=", "lines=maybe",
+                           "perfmap=relative/dir", "dir=", "overflow=block", "log=loud"}) {
+    Options o;
+    const Options before;
+    EXPECT_FALSE(ParseOptions(text, o).ok()) << text;
+    EXPECT_EQ(o.budget_bytes, before.budget_bytes) << text;
+  }
+}
+
+TEST(OptionsTest, NonUtf8AndHugeInputAreReportedPrintably) {
+  Options o;
+  std::string text = "names=\xff\xfe";
+  text += ",";
+  text += std::string(100000, 'k');
+  const ParseResult r = ParseOptions(text, o);
+  ASSERT_EQ(r.errors.size(), 2u);
+  EXPECT_NE(r.errors[0].message.find("\\xff\\xfe"), std::string::npos);
+  EXPECT_LT(r.errors[1].message.size(), 400u);  // a long key is cut in the message
+}
+
+TEST(OptionsTest, ParseSizeSuffixes) {
+  EXPECT_EQ(ParseSize("512"), 512u);
+  EXPECT_EQ(ParseSize("4k"), 4096u);
+  EXPECT_EQ(ParseSize("2M"), 2u << 20);
+  EXPECT_EQ(ParseSize("1G"), 1u << 30);
+  EXPECT_FALSE(ParseSize("M").has_value());
+  EXPECT_FALSE(ParseSize("99999999999999999999").has_value());
+}
+
+bool ReadFixture(const std::string& path, std::string* contents) {
+  if (path != "/etc/jitdump.conf") return false;
+  *contents = "# from the ConfigMap\nnames=simple\nlines=off  \n\nlog=info\n";
+  return true;
+}
+
+TEST(ConfigTest, PrecedenceFileThenEnvironmentThenCommandLine) {
+  Options o;
+  const ParseResult r = LoadOptions("config=/etc/jitdump.conf,log=debug", "lines=on,names=jvm", ReadFixture, o);
+  ASSERT_TRUE(r.ok()) << r.errors[0].message;
+  EXPECT_EQ(o.names, NameStyle::kJvm);    // environment beats the file
+  EXPECT_TRUE(o.lines);                   // environment beats the file
+  EXPECT_EQ(o.log, LogLevel::kDebug);     // command line beats the file
+}
+
+TEST(ConfigTest, ConfigNamedInEnvironmentIsRead) {
+  Options o;
+  ASSERT_TRUE(LoadOptions("", "config=/etc/jitdump.conf", ReadFixture, o).ok());
+  EXPECT_EQ(o.names, NameStyle::kSimple);
+}
+
+TEST(ConfigTest, UnreadableConfigAndBadEnvironmentAreNamed) {
+  Options o;
+  const ParseResult r = LoadOptions("config=/missing", "names=x", ReadFixture, o);
+  ASSERT_EQ(r.errors.size(), 2u);
+  EXPECT_NE(r.errors[0].message.find("/missing"), std::string::npos);
+  EXPECT_NE(r.errors[1].message.find("JITDUMPAGENT_OPTIONS"), std::string::npos);
+}
+
+TEST(ConfigTest, ExpandPid) {
+  EXPECT_EQ(ExpandPid("/tmp/jit-%p/x%%p", 42), "/tmp/jit-42/x%p");
+  EXPECT_EQ(ExpandPid("plain", 7), "plain");
+  EXPECT_EQ(ExpandPid("trailing%", 7), "trailing%");
+}
+
+}  // namespace
+}  // namespace jitdump_agent
