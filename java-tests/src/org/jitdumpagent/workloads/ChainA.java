@@ -1,0 +1,10 @@
+package org.jitdumpagent.workloads;
+
+/** Head of an inlining chain across three classes: a() calls ChainB.b() calls ChainC.c(). */
+public final class ChainA {
+  private ChainA() {}
+
+  public static int a(int x) {
+    return ChainB.b(x) + 1; // @line:a-body
+  }
+}
