@@ -48,18 +48,34 @@ struct PcFrames {
   size_t count;
 };
 
+// Per-thread working memory for load callbacks, reused so a callback allocates only its batch
+// (its capacity follows the largest method this thread has seen).
+struct LoadScratch {
+  std::vector<Frame> frames;
+  std::vector<PcFrames> pcs;
+  std::vector<PcSite> sites;
+  void Clear() {
+    frames.clear();
+    pcs.clear();
+    sites.clear();
+  }
+};
+thread_local LoadScratch t_scratch;
+
 void HandleCompiledMethodLoad(AgentState* s, uint64_t timestamp, jmethodID method, jint code_size,
                               const void* code_addr, const void* compile_info) {
   const uint64_t start = reinterpret_cast<uintptr_t>(code_addr);
   const uint64_t size = code_size > 0 ? static_cast<uint64_t>(code_size) : 0;
 
   auto lock = s->cache->Lock();
-  s->cache->Trim();
+  s->cache->BeginCallback();
   const MethodInfo* root = s->cache->Get(method);
 
   // Scope chains of every PcDesc, innermost first, from HotSpot's inline record.
-  std::vector<Frame> frames;
-  std::vector<PcFrames> pcs;
+  LoadScratch& scratch = t_scratch;
+  scratch.Clear();
+  std::vector<Frame>& frames = scratch.frames;
+  std::vector<PcFrames>& pcs = scratch.pcs;
   const bool want_scopes = s->lines || s->options.inline_info;
   for (auto* header = static_cast<const jvmtiCompiledMethodLoadRecordHeader*>(compile_info);
        want_scopes && header != nullptr; header = header->next) {
@@ -78,8 +94,7 @@ void HandleCompiledMethodLoad(AgentState* s, uint64_t timestamp, jmethodID metho
       pcs.push_back({reinterpret_cast<uintptr_t>(info.pc), first, static_cast<size_t>(info.numstackframes)});
     }
   }
-  std::vector<PcSite> sites;
-  sites.reserve(pcs.size());
+  std::vector<PcSite>& sites = scratch.sites;
   for (const PcFrames& p : pcs) sites.push_back({p.pc, std::span<const Frame>(frames.data() + p.first, p.count)});
 
   std::vector<LineRow> rows;

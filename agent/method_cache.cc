@@ -20,11 +20,18 @@ MethodCache::MethodCache(jvmtiEnv* jvmti, NameStyle style, bool want_lines, size
 
 std::unique_lock<std::mutex> MethodCache::Lock() { return std::unique_lock<std::mutex>(mutex_); }
 
-void MethodCache::Trim() {
+void MethodCache::BeginCallback() {
   if (entries_.size() >= capacity_) entries_.clear();
+  ++callback_;
+  last_method_ = nullptr;
+  last_info_ = nullptr;
 }
 
-void MethodCache::Evict(jmethodID method) { entries_.erase(method); }
+void MethodCache::Evict(jmethodID method) {
+  entries_.erase(method);
+  last_method_ = nullptr;
+  last_info_ = nullptr;
+}
 
 const MethodInfo* MethodCache::Get(jmethodID method) {
   if (capacity_ == 0) {
@@ -32,19 +39,29 @@ const MethodInfo* MethodCache::Get(jmethodID method) {
     Resolve(method, scratch_);
     return &scratch_;
   }
+  if (method == last_method_) return last_info_;
   auto [it, inserted] = entries_.try_emplace(method);
   if (!inserted) {
     MethodInfo& cached = *it->second;
-    if (!cached.resolved) return &cached;  // failed before; failing again costs more than it helps
+    // Failed before (failing again costs more than it helps), or already confirmed in this callback.
+    if (!cached.resolved || cached.validated_in == callback_) return Remember(method, &cached);
     jlocation start = 0, end = 0;
     if (jvmti_->GetMethodLocation(method, &start, &end) == JVMTI_ERROR_NONE && end == cached.end_location) {
-      return &cached;
+      cached.validated_in = callback_;
+      return Remember(method, &cached);
     }
     // Redefined (or the id no longer resolves): look it up again.
   }
   it->second = std::make_unique<MethodInfo>();
   Resolve(method, *it->second);
-  return it->second.get();
+  it->second->validated_in = callback_;
+  return Remember(method, it->second.get());
+}
+
+MethodInfo* MethodCache::Remember(jmethodID method, MethodInfo* info) {
+  last_method_ = method;
+  last_info_ = info;
+  return info;
 }
 
 void MethodCache::Resolve(jmethodID method, MethodInfo& info) {

@@ -11,6 +11,7 @@
 
 #include <jvmti.h>
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -27,6 +28,7 @@ struct MethodInfo {
   MethodLines source;    // inline-frame name, file and sorted line table (empty when unavailable)
   jlocation end_location = -1;
   bool resolved = false;  // false: the JVMTI lookups failed
+  uint64_t validated_in = 0;  // the callback that last confirmed this entry
 };
 
 class MethodCache {
@@ -36,14 +38,16 @@ class MethodCache {
   // All lookups of one callback happen under this lock; pointers returned by Get stay valid
   // until it is released.
   std::unique_lock<std::mutex> Lock();
-  // Call with the lock held, before the first Get of a callback: enforces the bound.
-  void Trim();
+  // Call with the lock held, before the first Get of a callback: enforces the bound and starts
+  // a new validation round (an entry is re-validated at most once per callback).
+  void BeginCallback();
   const MethodInfo* Get(jmethodID method);
   void Evict(jmethodID method);
   size_t size() const { return entries_.size(); }
 
  private:
   void Resolve(jmethodID method, MethodInfo& info);
+  MethodInfo* Remember(jmethodID method, MethodInfo* info);
 
   jvmtiEnv* const jvmti_;
   const NameStyle style_;
@@ -52,6 +56,9 @@ class MethodCache {
   Stats& stats_;
   std::mutex mutex_;
   std::unordered_map<jmethodID, std::unique_ptr<MethodInfo>> entries_;
+  uint64_t callback_ = 0;
+  jmethodID last_method_ = nullptr;  // consecutive PcDescs mostly name the same methods
+  MethodInfo* last_info_ = nullptr;
   MethodInfo scratch_;  // used when caching is off (capacity 0)
 };
 
