@@ -1,1 +1,276 @@
+#include "jitdump/dump_file.h"
+
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "jitdump/reader.h"
+
+namespace jitdump {
+namespace {
+
+class DumpFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/dump_file_test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    char other[] = "/tmp/dump_file_outside.XXXXXX";
+    ASSERT_NE(::mkdtemp(other), nullptr);
+    outside_ = other;
+  }
+  void TearDown() override {
+    std::string cmd = "rm -rf '" + dir_ + "' '" + outside_ + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+  }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+
+  static std::vector<uint8_t> Read(const std::string& path) {
+    std::vector<uint8_t> bytes;
+    EXPECT_TRUE(ReadWholeFile(path, &bytes).ok());
+    return bytes;
+  }
+  static JitDump ReadDump(const std::string& path) { return Parse(Read(path)); }
+
+  std::string dir_;
+  std::string outside_;
+};
+
+TEST_F(DumpFileTest, CreateWritesTheHeader) {
+  DumpFile file;
+  const std::string path = Path("jit-1.dump");
+  ASSERT_TRUE(file.Create(path, 0600, {62, 1234, 99, 0}).ok());
+  EXPECT_TRUE(file.is_open());
+  EXPECT_EQ(file.size(), 40u);
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_EQ(st.st_size, 40);
+  const JitDump dump = ReadDump(path);
+  ASSERT_TRUE(dump.header_ok);
+  EXPECT_EQ(dump.header.version, 1u);
+  EXPECT_EQ(dump.header.total_size, 40u);
+  EXPECT_EQ(dump.header.elf_mach, 62u);
+  EXPECT_EQ(dump.header.pid, 1234u);
+  EXPECT_EQ(dump.header.timestamp, 99u);
+  EXPECT_TRUE(dump.records.empty());
+  ASSERT_TRUE(file.Close(100).ok());
+}
+
+TEST_F(DumpFileTest, PlantedSymlinkIsNotFollowedAndNothingOutsideIsTouched) {
+  const std::string target = outside_ + "/victim";
+  {
+    std::ofstream out(target);
+    out << "precious";
+  }
+  const std::string path = Path("jit-2.dump");
+  ASSERT_EQ(::symlink(target.c_str(), path.c_str()), 0);
+  DumpFile file;
+  const Status status = file.Create(path, 0600, {62, 2, 0, 0});
+  EXPECT_FALSE(status.ok());
+  EXPECT_FALSE(file.is_open());
+  // The symlink is still a symlink and the target is unchanged.
+  struct stat st {};
+  ASSERT_EQ(::lstat(path.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  std::ifstream in(target);
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "precious");
+  // A dangling symlink (target does not exist) is not followed either: nothing gets created.
+  const std::string dangling_target = outside_ + "/created";
+  const std::string path2 = Path("jit-3.dump");
+  ASSERT_EQ(::symlink(dangling_target.c_str(), path2.c_str()), 0);
+  DumpFile file2;
+  EXPECT_FALSE(file2.Create(path2, 0600, {62, 3, 0, 0}).ok());
+  EXPECT_NE(::access(dangling_target.c_str(), F_OK), 0);
+}
+
+TEST_F(DumpFileTest, DirectoryAtThePathIsLeftAlone) {
+  const std::string path = Path("jit-4.dump");
+  ASSERT_EQ(::mkdir(path.c_str(), 0700), 0);
+  DumpFile file;
+  EXPECT_FALSE(file.Create(path, 0600, {62, 4, 0, 0}).ok());
+  struct stat st {};
+  ASSERT_EQ(::lstat(path.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+}
+
+TEST_F(DumpFileTest, StaleOwnFileIsReplaced) {
+  const std::string path = Path("jit-5.dump");
+  {
+    std::ofstream out(path);
+    out << std::string(1000, 'x');
+  }
+  DumpFile file;
+  ASSERT_TRUE(file.Create(path, 0600, {62, 5, 0, 0}).ok());
+  ASSERT_TRUE(file.Close(1).ok());
+  const JitDump dump = ReadDump(path);
+  EXPECT_EQ(dump.file_size, 56u);
+  EXPECT_TRUE(Check(dump).empty());
+}
+
+TEST_F(DumpFileTest, MarkerMappingIsExecutable) {
+  const std::string path = Path("jit-6.dump");
+  DumpFile file;
+  ASSERT_TRUE(file.Create(path, 0600, {62, 6, 0, 0}).ok());
+  const Status status = file.MapMarker();
+  if (!status.ok()) GTEST_SKIP() << "mmap PROT_EXEC failed (noexec /tmp?): " << status.ToString();
+  EXPECT_TRUE(file.marker_mapped());
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  bool found = false;
+  while (std::getline(maps, line)) {
+    if (line.find(path) == std::string::npos) continue;
+    found = true;
+    // "start-end perms offset dev inode path": perms r-x (p or s)
+    const size_t space = line.find(' ');
+    ASSERT_NE(space, std::string::npos);
+    EXPECT_EQ(line.substr(space + 1, 3), "r-x") << line;
+  }
+  EXPECT_TRUE(found) << "no mapping of " << path;
+  ASSERT_TRUE(file.Close(7).ok());
+  EXPECT_FALSE(file.marker_mapped());
+}
+
+TEST_F(DumpFileTest, EveryRecordTypeRoundTripsThroughTheFile) {
+  const std::string path = Path("jit-7.dump");
+  DumpFile file;
+  ASSERT_TRUE(file.Create(path, 0600, {62, 7, 1, 0}).ok());
+  std::vector<uint8_t> buffer;
+  auto append = [&](size_t size, auto encode) {
+    buffer.assign(size, 0);
+    encode(buffer.data());
+    ASSERT_TRUE(file.Append(buffer.data(), buffer.size()).ok());
+  };
+  const uint8_t unwind_data[16] = {1};
+  UnwindingInfo unwind;
+  unwind.timestamp = 2;
+  unwind.eh_frame_hdr_size = 8;
+  unwind.unwind_data = unwind_data;
+  append(UnwindingInfoSize(unwind), [&](uint8_t* o) { return EncodeUnwindingInfo(unwind, o); });
+  const DebugEntry entries[] = {{0x7000, 10, 0, "W.java"}, {0x7004, 11, 0, "W.java"}};
+  append(DebugInfoSize(entries), [&](uint8_t* o) { return EncodeDebugInfo(3, 0x7000, entries, o); });
+  const std::string_view files[] = {"W.java"};
+  const std::string_view names[] = {"W.run", "W.helper"};
+  const SamplyFunctionRecord functions[] = {{0, 0, 9, 0, 0}, {1, 0, 20, 0, 0}};
+  const SamplyInlineCallRecord calls[] = {{0, 1, 1, 11, 0}};
+  const SamplyRangeRecord ranges[] = {{4, 8}};
+  const SamplyLineRecord lines[] = {{0, 0, 10, 0}, {4, 0, 21, 0}, {12, 0, 11, 0}};
+  InlineDebugInfo inl;
+  inl.timestamp = 3;
+  inl.files = files;
+  inl.function_names = names;
+  inl.functions = functions;
+  inl.calls = calls;
+  inl.ranges = ranges;
+  inl.lines = lines;
+  append(InlineDebugInfoSize(inl), [&](uint8_t* o) { return EncodeInlineDebugInfo(inl, o); });
+  CodeLoad load;
+  load.timestamp = 4;
+  load.pid = 7;
+  load.tid = 8;
+  load.vma = 0x7000;
+  load.code_addr = 0x7000;
+  load.code_size = 16;
+  load.code_index = 0;
+  load.name = "W.run";
+  append(CodeLoadSize(load), [&](uint8_t* o) { return EncodeCodeLoad(load, o); });
+  CodeMove move;
+  move.timestamp = 5;
+  move.old_code_addr = 0x7000;
+  move.new_code_addr = 0x8000;
+  move.code_size = 16;
+  move.code_index = 0;
+  // Two iovecs for one record: Append takes the record in pieces.
+  std::vector<uint8_t> move_bytes(CodeMoveSize());
+  EncodeCodeMove(move, move_bytes.data());
+  struct iovec iov[2] = {{move_bytes.data(), 10}, {move_bytes.data() + 10, move_bytes.size() - 10}};
+  ASSERT_TRUE(file.Append(iov, 2).ok());
+  ASSERT_TRUE(file.Close(6).ok());
+  EXPECT_FALSE(file.is_open());
+  EXPECT_TRUE(file.Close(7).ok());  // twice is fine
+
+  const JitDump dump = ReadDump(path);
+  EXPECT_TRUE(Check(dump).empty()) << (Check(dump).empty() ? "" : FormatProblem(Check(dump)[0]));
+  ASSERT_EQ(dump.records.size(), 6u);
+  EXPECT_NE(dump.records[0].unwinding(), nullptr);
+  EXPECT_EQ(dump.records[1].debug_info()->entries.size(), 2u);
+  EXPECT_EQ(dump.records[2].inline_info()->function_names[1], "W.helper");
+  EXPECT_EQ(dump.records[3].load()->name, "W.run");
+  EXPECT_EQ(dump.records[3].load()->tid, 8u);
+  EXPECT_EQ(dump.records[4].move()->new_code_addr, 0x8000u);
+  // Close wrote CODE_CLOSE last.
+  EXPECT_EQ(dump.records[5].id, static_cast<uint32_t>(RecordType::kCodeClose));
+  EXPECT_EQ(dump.records[5].timestamp, 6u);
+  EXPECT_EQ(dump.file_size, file.size());
+}
+
+TEST_F(DumpFileTest, FailedAppendNeverLeavesATornRecord) {
+  const std::string path = Path("jit-8.dump");
+  DumpFile file;
+  ASSERT_TRUE(file.Create(path, 0600, {62, 8, 0, 0}).ok());
+  std::vector<uint8_t> small(CloseSize());
+  EncodeClose(1, small.data());
+  ASSERT_TRUE(file.Append(small.data(), small.size()).ok());
+  const uint64_t good_size = file.size();
+
+  // Let only part of the next record fit: the kernel writes up to RLIMIT_FSIZE, then EFBIG.
+  struct rlimit saved {};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  auto old_handler = ::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit limited = saved;
+  limited.rlim_cur = good_size + 100;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+  CodeLoad load;
+  load.code_addr = 0x1000;
+  load.code_size = 1000;
+  load.name = "too.big";
+  std::vector<uint8_t> big(CodeLoadSize(load));
+  EncodeCodeLoad(load, big.data());
+  const Status status = file.Append(big.data(), big.size());
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &saved), 0);
+  ::signal(SIGXFSZ, old_handler);
+
+  EXPECT_FALSE(status.ok());
+  EXPECT_EQ(file.size(), good_size);
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(static_cast<uint64_t>(st.st_size), good_size) << "partial record left in the file";
+  // The file still ends on a whole record, and later appends continue cleanly.
+  ASSERT_TRUE(file.Append(small.data(), small.size()).ok());
+  ASSERT_TRUE(file.Close(2).ok());
+  const JitDump dump = ReadDump(path);
+  EXPECT_FALSE(dump.truncated_offset.has_value());
+  EXPECT_TRUE(Check(dump).empty());
+  EXPECT_EQ(dump.records.size(), 3u);
+}
+
+TEST_F(DumpFileTest, AppendWithoutOpenFileFails) {
+  DumpFile file;
+  const uint8_t byte = 0;
+  EXPECT_FALSE(file.Append(&byte, 1).ok());
+  EXPECT_FALSE(file.MapMarker().ok());
+  EXPECT_TRUE(file.Close(0).ok());
+}
+
+TEST(CurrentElfMachine, MatchesTheBuildArchitecture) {
+#if defined(__x86_64__)
+  EXPECT_EQ(CurrentElfMachine(), 62u);
+#elif defined(__aarch64__)
+  EXPECT_EQ(CurrentElfMachine(), 183u);
+#else
+  GTEST_SKIP();
+#endif
+}
+
+}  // namespace
+}  // namespace jitdump
