@@ -4,6 +4,6 @@ public final class ChainB {
   private ChainB() {}
 
   public static int b(int x) {
-    return ChainC.c(x) * 3; // @line:b-body
+    return ChainC.c(x) + Leaf.mix(x >>> 1); // @line:b-body
   }
 }

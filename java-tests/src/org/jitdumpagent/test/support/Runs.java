@@ -14,6 +14,7 @@ public final class Runs {
     "-XX:CompileCommand=quiet",
     "-XX:CompileCommand=dontinline,org.jitdumpagent.workloads.HotLoop::spin",
     "-XX:CompileCommand=dontinline,org.jitdumpagent.workloads.ChainA::a",
+    "-XX:CompileCommand=dontinline,org.jitdumpagent.workloads.Leaf::mix",
     "-XX:CompileCommand=dontinline,org.jitdumpagent.workloads.Names::arrays",
     "-XX:CompileCommand=dontinline,org.jitdumpagent.workloads.Names$Point::<init>",
     "-XX:CompileCommand=dontinline,org.jitdumpagent.workloads.Mixed::mayThrow",
