@@ -23,11 +23,12 @@ thread_local bool t_replaying = false;
 // Counts a callback in flight so VM death can wait for it; refuses once the dump is closed.
 class CallbackScope {
  public:
-  CallbackScope() : state_(State()) {
+  // `carries_code`: the event describes a code blob, so refusing it loses that blob.
+  explicit CallbackScope(bool carries_code) : state_(State()) {
     if (state_ == nullptr) return;
     state_->in_flight.fetch_add(1, std::memory_order_acq_rel);
     if (state_->closed.load(std::memory_order_acquire)) {
-      state_->stats.lost_after_close.Add();
+      if (carries_code) state_->stats.lost_after_close.Add();
       Leave();
     }
   }
@@ -126,7 +127,7 @@ void JNICALL OnCompiledMethodLoad(jvmtiEnv*, jmethodID method, jint code_size, c
                                   jint /*map_length*/, const jvmtiAddrLocationMap* /*map*/,
                                   const void* compile_info) {
   const uint64_t timestamp = MonotonicNanos();
-  CallbackScope scope;
+  CallbackScope scope(/*carries_code=*/true);
   AgentState* s = scope.state();
   if (s == nullptr) return;
   s->stats.compiled_method_load.Add();
@@ -141,7 +142,7 @@ void JNICALL OnCompiledMethodLoad(jvmtiEnv*, jmethodID method, jint code_size, c
 
 void JNICALL OnDynamicCodeGenerated(jvmtiEnv*, const char* name, const void* address, jint length) {
   const uint64_t timestamp = MonotonicNanos();
-  CallbackScope scope;
+  CallbackScope scope(/*carries_code=*/true);
   AgentState* s = scope.state();
   if (s == nullptr) return;
   s->stats.dynamic_code_generated.Add();
@@ -167,7 +168,7 @@ void JNICALL OnDynamicCodeGenerated(jvmtiEnv*, const char* name, const void* add
 
 void JNICALL OnCompiledMethodUnload(jvmtiEnv*, jmethodID method, const void* code_addr) {
   const uint64_t timestamp = MonotonicNanos();
-  CallbackScope scope;
+  CallbackScope scope(/*carries_code=*/false);
   AgentState* s = scope.state();
   if (s == nullptr) return;
   s->stats.compiled_method_unload.Add();

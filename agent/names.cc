@@ -96,6 +96,21 @@ std::string SourcePath(std::string_view class_signature, std::string_view source
   return out;
 }
 
+std::string PerfMapName(std::string_view name) {
+  const size_t semicolon = name.find(';');
+  if (semicolon == std::string_view::npos) return std::string(name);
+  const size_t paren = name.find('(', semicolon);
+  if (name.front() == 'L' && paren != std::string_view::npos) {
+    return FormatMethodName(NameStyle::kJava, name.substr(0, semicolon + 1),
+                            name.substr(semicolon + 1, paren - semicolon - 1), name.substr(paren));
+  }
+  std::string out(name);
+  for (char& c : out) {
+    if (c == ';') c = ':';
+  }
+  return out;
+}
+
 std::string StubName(std::string_view vm_name) {
   constexpr std::string_view kPrefix = "Stub Generator ";
   if (vm_name.substr(0, kPrefix.size()) == kPrefix) vm_name.remove_prefix(kPrefix.size());

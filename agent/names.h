@@ -26,6 +26,11 @@ std::string JavaTypeName(std::string_view field_descriptor);
 // attribute. ("Ljava/util/HashMap$Node;", "HashMap.java") -> "java/util/HashMap.java".
 std::string SourcePath(std::string_view class_signature, std::string_view source_file);
 
+// The name for a perf-map line: perf maps are read without demangling and folded-stack tools
+// split on ';', so a name in perf's "Lpkg/Class;method(desc)ret" form (names=jvm) is spelled
+// in the java style there. Anything else is returned unchanged.
+std::string PerfMapName(std::string_view name);
+
 // DynamicCodeGenerated names are VM strings (modified UTF-8, sometimes with a
 // "Stub Generator " prefix); keep them verbatim but printable and one line.
 std::string StubName(std::string_view vm_name);

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "agent/log.h"
+#include "agent/names.h"
 #include "jitdump/encoder.h"
 #include "jitdump/format.h"
 #include "jitdump/safe_file.h"
@@ -115,10 +116,7 @@ void Writer::Run() {
   while (ProcessAvailable() != 0) {
   }
   if (perf_map_.is_open()) {
-    const jitdump::Status status = perf_map_.Compact([this](const PerfMapFile::LiveVisitor& visit) {
-      for (const auto& [addr, code] : live_) visit(addr, code.size, code.name);
-    });
-    if (status.ok()) stats_.perfmap_compactions.Add();
+    CompactPerfMap();
     perf_map_.Close();
   }
   const jitdump::Status status = dump_.Close(close_time_);
@@ -180,7 +178,18 @@ void Writer::PrepareLoad(Batch& batch) {
     perf_map_.MarkStale();
   }
   live_[batch.code_addr] = LiveCode{batch.code_size, code_index, batch.load_name()};
-  perf_map_.Add(batch.code_addr, batch.code_size, batch.load_name());
+  if (perf_map_.is_open()) perf_map_.Add(batch.code_addr, batch.code_size, PerfMapName(batch.load_name()));
+}
+
+void Writer::CompactPerfMap() {
+  const jitdump::Status status = perf_map_.Compact([this](const PerfMapFile::LiveVisitor& visit) {
+    for (const auto& [addr, code] : live_) visit(addr, code.size, PerfMapName(code.name));
+  });
+  if (status.ok()) {
+    stats_.perfmap_compactions.Add();
+  } else if (g_perfmap_warning.First()) {
+    Log(LogLevel::kWarn, "cannot rewrite %s (%s)", perf_map_.path().c_str(), status.ToString().c_str());
+  }
 }
 
 void Writer::ApplyUnload(const Batch& batch) {
@@ -255,12 +264,7 @@ size_t Writer::ProcessAvailable() {
     if (lines < 0 && g_perfmap_warning.First()) {
       Log(LogLevel::kWarn, "cannot write %s (%s)", perf_map_.path().c_str(), std::strerror(errno));
     }
-    if (perf_map_.WantsCompaction()) {
-      const jitdump::Status status = perf_map_.Compact([this](const PerfMapFile::LiveVisitor& visit) {
-        for (const auto& [addr, code] : live_) visit(addr, code.size, code.name);
-      });
-      if (status.ok()) stats_.perfmap_compactions.Add();
-    }
+    if (perf_map_.WantsCompaction()) CompactPerfMap();
   }
   return processed;
 }

@@ -57,6 +57,7 @@ class Writer {
   void PrepareLoad(Batch& batch);
   void WritePending();
   void ApplyUnload(const Batch& batch);
+  void CompactPerfMap();
 
   const Options& options_;
   Stats& stats_;

@@ -54,6 +54,13 @@ TEST(NamesTest, SourcePathCarriesThePackage) {
   EXPECT_EQ(SourcePath("Lcom/acme/Kt;", "Kt.kt"), "com/acme/Kt.kt");
 }
 
+TEST(NamesTest, PerfMapNamesNeverCarrySemicolons) {
+  EXPECT_EQ(PerfMapName("Ljava/lang/String;hashCode()I"), "java.lang.String.hashCode()");
+  EXPECT_EQ(PerfMapName("LWork;main([Ljava/lang/String;)V"), "Work.main(java.lang.String[])");
+  EXPECT_EQ(PerfMapName("java.util.HashMap.getNode(int)"), "java.util.HashMap.getNode(int)");
+  EXPECT_EQ(PerfMapName("odd;stub"), "odd:stub");
+}
+
 TEST(NamesTest, StubNamesAreVerbatimButOneLine) {
   EXPECT_EQ(StubName("I2C/C2I adapters(0xabc)"), "I2C/C2I adapters(0xabc)");
   EXPECT_EQ(StubName("Stub Generator call_stub"), "call_stub");
