@@ -48,6 +48,28 @@ def check(cond: bool, message: str, detail: str = "") -> None:
         raise TestFailure(message + (("\n--- detail ---\n" + detail.rstrip()) if detail else ""))
 
 
+# Agent bugs the tests found and that are not fixed yet (see README.md, "Known agent bugs").
+# A check tagged with one of these names reports XFAIL instead of failing, so CI stays green
+# while the bug is open; FAULT_STRICT=1 makes them fail. When the bug is fixed the check
+# passes and says XPASS: delete the name here.
+KNOWN_BUGS = {
+    "config-path-with-newline",   # config.cc prints the config path raw: a newline splits the message
+    "works-again-repeats",        # writer.cc logs "works again" on every recovery: many lines on a full disk
+}
+
+
+def known_bug(name: str, cond: bool, message: str, detail: str = "") -> None:
+    assert name in KNOWN_BUGS or os.environ.get("FAULT_STRICT") == "1", name
+    if cond:
+        if name in KNOWN_BUGS:
+            log(f"XPASS {name}: fixed? remove it from KNOWN_BUGS")
+        return
+    if name in KNOWN_BUGS and os.environ.get("FAULT_STRICT") != "1":
+        log(f"XFAIL {name}: {message}")
+        return
+    check(False, f"[{name}] {message}", detail)
+
+
 def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
 
@@ -205,6 +227,35 @@ class Context:
             check(r.returncode == 0, "workload fails without the agent", r.stderr)
             cache[rounds] = r.stdout.splitlines()[0]
         return cache[rounds]
+
+    def expected_output(self, rounds: int) -> list[str]:
+        """The workload's stdout lines in gated mode (RESULT, READY, RESULT2), without the agent."""
+        cache = self.__dict__.setdefault("_expected_gated", {})
+        if rounds not in cache:
+            gate = self.work / "gate-open"
+            gate.touch()
+            r = subprocess.run([self.java, "-cp", str(self.classes()), "Work", str(rounds), "return", str(gate)],
+                               capture_output=True, text=True, timeout=120)
+            check(r.returncode == 0, "workload fails without the agent", r.stderr)
+            cache[rounds] = r.stdout.splitlines()
+        return cache[rounds]
+
+    def start_java(self, options, main: str = "Work", *args: str, jvm_args=(), env=None,
+                   wrapper: list | None = None) -> subprocess.Popen:
+        """Starts a JVM; stdout/stderr go to files in the work dir (proc.out_path / proc.err_path)."""
+        cmd = (wrapper or []) + self.java_cmd(options, main, *args, jvm_args=jvm_args)
+        full_env = dict(os.environ)
+        for k in ("JITDUMPAGENT_OPTIONS", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS"):
+            full_env.pop(k, None)
+        full_env.update(env or {})
+        n = self.__dict__.setdefault("_started", 0) + 1
+        self._started = n
+        out_path, err_path = self.work / f"jvm{n}.out", self.work / f"jvm{n}.err"
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=full_env, cwd=self.work)
+        proc.out_path, proc.err_path = out_path, err_path
+        on_exit(lambda: kill_group(proc))
+        return proc
 
     # ---- the jitdump CLI
 

@@ -41,12 +41,6 @@ MATRIX = {
 UNKNOWN = [b"colour=red", b"DIR=/tmp", b"=x", b"dir_=1", b"\xff\xfe=1", b"k" * 70000 + b"=1"]
 NON_UTF8_VALUES = {"names": b"\xc3\x28", "dir": b"\xff/\xfe", "budget": b"64\xe2\x82\xacM"}
 
-# Cases where the agent breaks a rule the test asserts. Each is reported as XFAIL (the test
-# still passes); when the agent is fixed the case passes and this list should lose it.
-KNOWN_BUGS = {
-    # LoadOptions prints the config path raw: a newline in it splits the message in two lines.
-    "config-path-with-newline",
-}
 
 
 def printable(raw: bytes, limit: int = 80) -> str:
@@ -97,12 +91,13 @@ class Runner:
             check(not out_dir.exists(), f"{what}: the disabled agent created {out_dir}")
             check(len(r.stderr) < 4096, f"{what}: {len(r.stderr)} bytes of stderr for one bad option", stderr[:4000])
         except fl.TestFailure as failure:
-            if name in KNOWN_BUGS:
-                fl.log(f"XFAIL {name}: {str(failure).splitlines()[0]}")
-                self.xfail.append(name)
-                return
-            raise
-        check(name not in KNOWN_BUGS, f"[{name}] passes now: remove it from KNOWN_BUGS")
+            if name not in fl.KNOWN_BUGS:
+                raise
+            self.xfail.append(name)
+            fl.known_bug(name, False, str(failure).splitlines()[0], str(failure))
+            return
+        if name in fl.KNOWN_BUGS:
+            fl.known_bug(name, True, "")
 
 
 def body(ctx: fl.Context) -> None:

@@ -1,8 +1,10 @@
 // Fault-test workload: deterministic arithmetic spread over many small methods and classes so
 // the JIT compiles a steady stream of them. Prints one RESULT line whose value depends only on
 // the arguments, so a test can tell the program's own output is intact.
-//   java Work ROUNDS [end]    end: return (default) | exit (System.exit(0)) | sleep (wait to be killed)
-//                                  | halt (Runtime.halt(0))
+//   java Work ROUNDS [END [GATE]]
+//     END:  return (default) | exit (System.exit(0)) | halt (Runtime.halt(0)) | sleep (wait to be killed)
+//     GATE: after phase 1 print READY, wait until the file GATE exists, then run phase 2: methods
+//           that were never called before, so they are compiled (and written) after the gate.
 import java.util.ArrayList;
 import java.util.List;
 
@@ -45,12 +47,35 @@ public class Work {
     return acc;
   }
 
+  // Phase 2: fresh code for the JIT.
+  static final class P implements Step { public long apply(long x) { return x * 1103515245L + 12345; } }
+  static final class Q implements Step { public long apply(long x) { return (x >>> 3) ^ (x * 2654435761L); } }
+  static final class R implements Step { public long apply(long x) { return Long.reverse(x) + 99; } }
+
+  static long phase2(int rounds) {
+    Step[] steps = {new P(), new Q(), new R()};
+    long acc = 7;
+    for (int r = 0; r < rounds; r++) {
+      for (Step s : steps) acc = s.apply(acc);
+      acc += Long.toString(acc, 36).length() + new java.util.TreeMap<Long, Long>(java.util.Map.of(acc, (long) r)).size();
+    }
+    return acc;
+  }
+
   public static void main(String[] args) throws Exception {
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 20000;
     String end = args.length > 1 ? args[1] : "return";
     long result = run(rounds);
     System.out.println("RESULT " + rounds + " " + result);
     System.out.flush();
+    if (args.length > 2) {
+      System.out.println("READY");
+      System.out.flush();
+      java.nio.file.Path gate = java.nio.file.Paths.get(args[2]);
+      for (int i = 0; i < 6000 && !java.nio.file.Files.exists(gate); i++) Thread.sleep(10);
+      System.out.println("RESULT2 " + phase2(rounds));
+      System.out.flush();
+    }
     switch (end) {
       case "exit": System.exit(0); break;
       case "halt": Runtime.getRuntime().halt(0); break;
