@@ -479,7 +479,7 @@ def test_perfmap_unload(env):
     stats = env.path("stats.json")
     flags = [f"-agentpath:{env.agent}=dir={out},perfmap={out},stats={stats}", "-Xlog:class+unload=info:file=" +
              env.path("unload.log")]
-    p = env.start_java(["Unload", "300", go, stop], jvm_flags=flags)
+    p = env.start_java(["Unload", "900", go, stop], jvm_flags=flags)
     loaded = wait_line(p, "loaded", timeout=120)
     pid = p.pid
     map_path = os.path.join(out, f"perf-{pid}.map")
@@ -492,21 +492,26 @@ def test_perfmap_unload(env):
     open(go, "w").close()
     wait_line(p, "ready", timeout=120)
     alive = codelist(pid, env.clean_env())
+    # Stale entries passed the threshold: the map was compacted while the JVM runs.
+    running = read_map(map_path)
+    stale_running = sum(1 for e in running if e[2].startswith("Unload$Worker"))
+    note(f"map after the collections, JVM still running: {len(running)} lines, {stale_running} stale")
+    check(stale_running == 0, f"{stale_running} stale Worker entries in the map while running")
     open(stop, "w").close()
     rc, _, err = finish(p)
     check(rc == 0 and "jitdumpagent" not in err, f"exit {rc}: {err}")
     with open(env.path("unload.log")) as f:
         unloaded = sum(1 for l in f if "Unload$Worker" in l)
-    check(unloaded >= 250, f"only {unloaded} Worker classes were unloaded; the test proves nothing")
+    check(unloaded >= 850, f"only {unloaded} Worker classes were unloaded; the test proves nothing")
     with open(stats) as f:
         s = json.load(f)
     note(f"classes unloaded: {unloaded}; agent: {s['events']['compiled_method_unload']} unloads, "
          f"{s['written']['perfmap_compactions']} compactions, {s['written']['perfmap_lines']} lines streamed")
-    check(s["events"]["compiled_method_unload"] >= 250, "too few CompiledMethodUnload events")
-    check(s["written"]["perfmap_compactions"] >= 1, "the map was never compacted")
+    check(s["events"]["compiled_method_unload"] >= 900, "too few CompiledMethodUnload events")
+    check(s["written"]["perfmap_compactions"] >= 2, "the map was not compacted both while running and at exit")
     dump = read_dump(one_dump(out))
     worker_loads = sum(1 for l in dump["loads"] if l.name.startswith("Unload$Worker.applyAsInt"))
-    check(worker_loads >= 300, f"only {worker_loads} Worker loads in the dump")
+    check(worker_loads >= 900, f"only {worker_loads} Worker loads in the dump")
     entries = check_map_file(map_path, 0o600)
     check(not glob.glob(os.path.join(out, f"perf-{pid}.map.*")), "temporary files were left behind")
     stale = [e for e in entries if e[2].startswith("Unload$Worker")]
@@ -515,12 +520,12 @@ def test_perfmap_unload(env):
     not_alive = [e for e in methods if e[0] not in alive]
     note(f"final map: {len(entries)} lines, {len(methods)} methods, {len(alive)} nmethods in the code cache, "
          f"{len(not_alive)} map methods not in the code cache")
-    # Only code compiled between Compiler.codelist and the exit may be missing from the list.
-    late = {l.addr for l in dump["loads"] if l.timestamp > 0} if not_alive else set()
+    # The JVM idles between Compiler.codelist and its exit, so both describe the same code cache.
     check(not not_alive, f"map entries for code that is no longer in the code cache: "
-          f"{[(hex(a), n) for a, _, n in not_alive[:10]]} (late loads: {len(late)})")
-    live_methods = {a for a, n in alive.items()}
-    covered = sum(1 for a in live_methods if any(e[0] == a for e in methods))
+          f"{[(hex(a), n) for a, _, n in not_alive[:10]]}")
+    live_methods = set(alive)
+    method_starts = {e[0] for e in methods}
+    covered = sum(1 for a in live_methods if a in method_starts)
     note(f"code cache nmethods present in the map: {covered}/{len(live_methods)}")
     check(covered >= 0.95 * len(live_methods), "the final map misses live nmethods")
 
@@ -664,7 +669,8 @@ def start_perf_record(env, output):
 def stop_perf_record(perf):
     perf.send_signal(signal.SIGINT)
     _, err = perf.communicate(timeout=120)
-    check(perf.returncode == 0, f"perf record failed: {err}")
+    # perf record exits with the status of the SIGINT it got; what counts is that it wrote the data.
+    check("Captured and wrote" in err, f"perf record failed ({perf.returncode}): {err}")
 
 
 def test_namespace_perf(env):
@@ -724,8 +730,14 @@ def test_namespace_perf(env):
     check(len(resolved_without) <= 0.05 * len(jit), "the control resolved samples without the copy?")
 
     # 3) Plain perf inject: perf 6.1 ignores the marker of an exited namespaced JVM.
+    # perf record -a also saw other JVMs' markers (other test runs); perf inject aborts on any
+    # unreadable dump, so hide those first, changing nothing else.
+    filtered = env.path("perf.filtered.data")
+    r = run([os.path.join(env.scripts, "collect"), "fix-perf-data", "--only-pid", str(hostpid), "--no-host-copies",
+             perf_data, filtered], timeout=300)
+    check(r.returncode == 0, f"collect fix-perf-data failed: {r.stderr}")
     plain = env.path("perf.plain.data")
-    r = run(["perf", "inject", "--jit", "-i", perf_data, "-o", plain], timeout=300)
+    r = run(["perf", "inject", "--jit", "-i", filtered, "-o", plain], timeout=300)
     check(r.returncode == 0, f"perf inject failed: {r.stderr}")
     plain_jitted = [d for s, d in perf_samples(plain, hostpid) if "/jitted-" in d]
     note(f"plain perf inject --jit: {len(plain_jitted)} samples in jitted-*.so")
@@ -734,8 +746,8 @@ def test_namespace_perf(env):
 
     # 4) collect inject: marker rewritten to the host copy, perf inject accepts it.
     injected = env.path("perf.jit.data")
-    r = run([os.path.join(env.scripts, "collect"), "inject", "--dump-dir", dump_dir, "-i", perf_data,
-             "-o", injected], timeout=300)
+    r = run([os.path.join(env.scripts, "collect"), "inject", "--dump-dir", dump_dir, "--only-pid", str(hostpid),
+             "-i", perf_data, "-o", injected], timeout=300)
     note(r.stdout + r.stderr)
     check(r.returncode == 0, "collect inject failed")
     samples = perf_samples(injected, hostpid)
@@ -768,8 +780,10 @@ def test_namespace_perf_alive(env):
              f"(through /proc/{hostpid}/root/tmp/perf-1.map)")
         check(len(jit) >= 200 and len(resolved) >= 0.95 * len(jit), "live container map not used")
         injected = env.path("perf.jit.data")
-        r = run(["perf", "inject", "--jit", "-i", perf_data, "-o", injected], timeout=300)
-        check(r.returncode == 0, f"perf inject failed: {r.stderr}")
+        # Nothing is redirected (the JVM lives); --only-pid only hides other processes' markers.
+        r = run([os.path.join(env.scripts, "collect"), "inject", "--only-pid", str(hostpid), "-i", perf_data,
+                 "-o", injected], timeout=300)
+        check(r.returncode == 0, f"perf inject failed: {r.stdout}{r.stderr}")
         # The ELF files land in the container's dump directory (perf enters its mount namespace).
         samples = perf_samples(injected, hostpid)
         jit, resolved, java = jit_summary(samples, hostpid)
@@ -782,6 +796,11 @@ def test_namespace_perf_alive(env):
         open(f"/proc/{hostpid}/root/tmp/stop", "w").close()
         rc, _, err = finish(p)
     check(rc == 0, f"JVM exit {rc}: {err}")
+    # Reported again after the exit: the jitted-1-*.so files were written into the container's
+    # tmpfs, now gone; perf finds them in its build-id cache (~/.debug), where inject put them.
+    jit, resolved, java = jit_summary(perf_samples(injected, hostpid), hostpid)
+    note(f"same injected data reported after the JVM exited: {len(resolved)} of {len(jit)} resolved")
+    check(len(resolved) >= 0.95 * len(jit), "injected while alive, unresolved after exit")
 
 
 TESTS = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}
