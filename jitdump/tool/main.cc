@@ -14,6 +14,7 @@
 #include "jitdump/perf_map.h"
 #include "jitdump/reader.h"
 #include "jitdump/tool/fold.h"
+#include "jitdump/tool/strip_inline.h"
 
 namespace jitdump::tool {
 namespace {
@@ -500,6 +501,7 @@ int Main(int argc, char** argv) {
   if (argc < 2) return Usage(kMainUsage, "missing command");
   const std::string_view command = argv[1];
   if (command == "--help" || command == "-h" || command == "help") return std::fputs(kMainUsage, stdout), kOk;
+  if (command == "strip-inline") return StripInlineMain(argc, argv, 2);  // own options (--force)
   const Args args = ParseArgs(argc, argv, 2);
   using Handler = int (*)(const Args&);
   const std::pair<std::string_view, Handler> commands[] = {

@@ -1,0 +1,302 @@
+#include "jitdump/tool/strip_inline.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "jitdump/format.h"
+#include "jitdump/reader.h"
+
+namespace jitdump::tool {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitInvalid = 1;
+constexpr int kExitUsage = 2;
+
+const char kUsage[] =
+    "usage: jitdump strip-inline [--force] [--json] FILE\n"
+    "Moves samply's inline records (SAMPLY_JIT_CODE_DEBUG_INFO2, written with the agent option\n"
+    "inline=on) out of FILE into FILE.inline, so `perf inject --jit` does not warn about them.\n"
+    "FILE.inline is a jitdump holding each inline record followed by a copy of its CODE_LOAD;\n"
+    "FILE keeps every other record. Both are replaced atomically (written aside, renamed).\n"
+    "Refuses a FILE without a final JIT_CODE_CLOSE (its JVM may still be writing) unless --force.\n"
+    "exit status: 0 stripped or nothing to strip, 1 invalid, not closed or changed meanwhile,\n"
+    "2 usage or I/O error\n";
+
+void Append(std::vector<uint8_t>* out, std::span<const uint8_t> data, uint64_t begin, uint64_t end) {
+  out->insert(out->end(), data.begin() + static_cast<ptrdiff_t>(begin), data.begin() + static_cast<ptrdiff_t>(end));
+}
+
+bool IsInline(const Record& r) { return r.id == static_cast<uint32_t>(RecordType::kSamplyDebugInfo2); }
+bool IsLoad(const Record& r) { return r.id == static_cast<uint32_t>(RecordType::kCodeLoad); }
+
+std::string ErrnoText(const char* what, const std::string& path, int err) {
+  return std::string(what) + " " + path + ": " + std::strerror(err);
+}
+
+bool WriteAll(int fd, const std::vector<uint8_t>& data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// Writes `data` to a new file next to `final_path`, with the mode and owner of `like`.
+// On success *tmp_path names it (fsynced, closed).
+bool WriteAside(const std::string& final_path, const std::vector<uint8_t>& data, const struct stat& like,
+                std::string* tmp_path, std::string* error) {
+  std::string pattern = final_path + ".tmp-XXXXXX";
+  const int fd = ::mkstemp(pattern.data());
+  if (fd < 0) {
+    *error = ErrnoText("cannot create a file next to", final_path, errno);
+    return false;
+  }
+  *tmp_path = pattern;
+  bool ok = WriteAll(fd, data);
+  int err = ok ? 0 : errno;
+  if (ok && ::fchmod(fd, like.st_mode & 07777) != 0) ok = false, err = errno;
+  if (ok && (like.st_uid != ::geteuid() || like.st_gid != ::getegid())) {
+    (void)!::fchown(fd, like.st_uid, like.st_gid);  // best effort: only root may give files away
+  }
+  if (ok && ::fsync(fd) != 0) ok = false, err = errno;
+  if (::close(fd) != 0 && ok) ok = false, err = errno;
+  if (!ok) {
+    *error = ErrnoText("cannot write", *tmp_path, err);
+    ::unlink(tmp_path->c_str());
+    tmp_path->clear();
+  }
+  return ok;
+}
+
+void SyncDirectoryOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  ::close(fd);
+}
+
+bool SameFile(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_size == b.st_size &&
+         a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
+}
+
+std::string JsonEscape(std::string_view s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20) {
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+      out += buffer;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+const char* StatusName(StripStatus status) {
+  switch (status) {
+    case StripStatus::kOk: return "stripped";
+    case StripStatus::kNothingToDo: return "nothing-to-do";
+    case StripStatus::kInvalid: return "invalid";
+    case StripStatus::kNotClosed: return "not-closed";
+    case StripStatus::kChanged: return "changed";
+    case StripStatus::kIoError: return "io-error";
+  }
+  return "?";
+}
+
+}  // namespace
+
+StripStatus SplitInline(std::span<const uint8_t> data, std::vector<uint8_t>* stripped,
+                        std::vector<uint8_t>* sidecar, StripInlineResult* result, std::string* error) {
+  *result = {};
+  result->bytes_before = data.size();
+  stripped->clear();
+  sidecar->clear();
+  const JitDump dump = Parse(data);
+  if (!dump.header_ok) {
+    *error = dump.problems.empty() ? "not a jitdump file" : dump.problems.front().message;
+    return StripStatus::kInvalid;
+  }
+  result->closed = !dump.records.empty() && !dump.truncated_offset &&
+                   dump.records.back().id == static_cast<uint32_t>(RecordType::kCodeClose) &&
+                   dump.records.back().offset + dump.records.back().total_size == data.size();
+  for (const Record& r : dump.records) result->inline_records += IsInline(r) ? 1 : 0;
+  if (result->inline_records == 0) {
+    result->bytes_after = data.size();
+    return StripStatus::kNothingToDo;
+  }
+  stripped->reserve(data.size());
+  Append(stripped, data, 0, dump.records_offset);  // the header, verbatim
+  Append(sidecar, data, 0, dump.records_offset);
+
+  // Every byte that is not an inline record stays, in order; the reader's records tile the
+  // file from records_offset, and whatever it could not decode (a truncated or corrupt tail)
+  // is copied after them unchanged.
+  uint64_t cursor = dump.records_offset;
+  std::vector<const Record*> pending;  // inline records waiting for their CODE_LOAD
+  for (const Record& r : dump.records) {
+    if (r.offset > cursor) Append(stripped, data, cursor, r.offset);
+    const uint64_t end = r.offset + r.total_size;
+    if (IsInline(r)) {
+      pending.push_back(&r);
+    } else {
+      Append(stripped, data, r.offset, end);
+      if (IsLoad(r) && !pending.empty()) {
+        for (const Record* p : pending) Append(sidecar, data, p->offset, p->offset + p->total_size);
+        Append(sidecar, data, r.offset, end);
+        ++result->loads_copied;
+        pending.clear();
+      }
+    }
+    cursor = end;
+  }
+  if (cursor < data.size()) Append(stripped, data, cursor, data.size());
+  result->orphan_records = pending.size();
+  result->inline_records -= pending.size();
+  result->bytes_after = stripped->size();
+  result->sidecar_bytes = sidecar->size();
+  return StripStatus::kOk;
+}
+
+StripStatus StripInline(const std::string& dump_path, const StripInlineOptions& options,
+                        StripInlineResult* result, std::string* error) {
+  *result = {};
+  struct stat before {};
+  if (::stat(dump_path.c_str(), &before) != 0) {
+    *error = ErrnoText("cannot stat", dump_path, errno);
+    return StripStatus::kIoError;
+  }
+  std::vector<uint8_t> data;
+  if (const Status s = ReadWholeFile(dump_path, &data); !s.ok()) {
+    *error = "cannot read " + dump_path + ": " + s.ToString();
+    return StripStatus::kIoError;
+  }
+  if (static_cast<uint64_t>(before.st_size) != data.size()) {
+    *error = dump_path + " is still growing";
+    return StripStatus::kChanged;
+  }
+  std::vector<uint8_t> stripped, sidecar;
+  const StripStatus split = SplitInline(data, &stripped, &sidecar, result, error);
+  if (split != StripStatus::kOk) return split;
+  if (!result->closed && !options.force) {
+    *error = dump_path + " does not end with JIT_CODE_CLOSE: its JVM may still be writing it (use --force "
+             "if the JVM is gone)";
+    return StripStatus::kNotClosed;
+  }
+
+  const std::string sidecar_path = dump_path + ".inline";
+  std::string sidecar_tmp, dump_tmp;
+  if (!WriteAside(sidecar_path, sidecar, before, &sidecar_tmp, error)) return StripStatus::kIoError;
+  if (!WriteAside(dump_path, stripped, before, &dump_tmp, error)) {
+    ::unlink(sidecar_tmp.c_str());
+    return StripStatus::kIoError;
+  }
+  struct stat now {};
+  if (::stat(dump_path.c_str(), &now) != 0 || !SameFile(before, now)) {
+    ::unlink(sidecar_tmp.c_str());
+    ::unlink(dump_tmp.c_str());
+    *error = dump_path + " changed while it was being stripped; nothing replaced";
+    return StripStatus::kChanged;
+  }
+  // Sidecar first: a crash between the renames leaves the inline records in both files,
+  // never in neither.
+  if (::rename(sidecar_tmp.c_str(), sidecar_path.c_str()) != 0) {
+    *error = ErrnoText("cannot rename into", sidecar_path, errno);
+    ::unlink(sidecar_tmp.c_str());
+    ::unlink(dump_tmp.c_str());
+    return StripStatus::kIoError;
+  }
+  if (::rename(dump_tmp.c_str(), dump_path.c_str()) != 0) {
+    *error = ErrnoText("cannot rename into", dump_path, errno);
+    ::unlink(dump_tmp.c_str());
+    return StripStatus::kIoError;
+  }
+  SyncDirectoryOf(dump_path);
+  return StripStatus::kOk;
+}
+
+int StripInlineMain(int argc, char** argv, int first) {
+  bool force = false, json = false, options_done = false;
+  std::vector<std::string> files;
+  for (int i = first; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (!options_done && a == "--") {
+      options_done = true;
+    } else if (!options_done && (a == "--help" || a == "-h")) {
+      std::fputs(kUsage, stdout);
+      return kExitOk;
+    } else if (!options_done && a == "--force") {
+      force = true;
+    } else if (!options_done && a == "--json") {
+      json = true;
+    } else if (!options_done && a.size() > 1 && a[0] == '-') {
+      std::fprintf(stderr, "jitdump: unknown option %s for strip-inline\n%s", argv[i], kUsage);
+      return kExitUsage;
+    } else {
+      files.emplace_back(a);
+    }
+  }
+  if (files.size() != 1) {
+    std::fprintf(stderr, "jitdump: strip-inline takes exactly one FILE\n%s", kUsage);
+    return kExitUsage;
+  }
+  const std::string& path = files[0];
+  StripInlineResult result;
+  std::string error;
+  const StripStatus status = StripInline(path, StripInlineOptions{force}, &result, &error);
+  if (json) {
+    std::printf("{\"file\":%s,\"sidecar\":%s,\"status\":\"%s\",\"inline_records\":%" PRIu64
+                ",\"orphan_records\":%" PRIu64 ",\"loads_copied\":%" PRIu64 ",\"bytes_before\":%" PRIu64
+                ",\"bytes_after\":%" PRIu64 ",\"sidecar_bytes\":%" PRIu64 ",\"error\":%s}\n",
+                JsonEscape(path).c_str(), JsonEscape(path + ".inline").c_str(), StatusName(status),
+                result.inline_records, result.orphan_records, result.loads_copied, result.bytes_before,
+                result.bytes_after, result.sidecar_bytes, JsonEscape(error).c_str());
+  }
+  switch (status) {
+    case StripStatus::kOk:
+      if (!json) {
+        std::printf("%s: moved %" PRIu64 " inline records (%" PRIu64 " CODE_LOADs) to %s.inline (%" PRIu64
+                    " bytes); %s is now %" PRIu64 " bytes (was %" PRIu64 ")\n",
+                    path.c_str(), result.inline_records, result.loads_copied, path.c_str(), result.sidecar_bytes,
+                    path.c_str(), result.bytes_after, result.bytes_before);
+        if (result.orphan_records != 0) {
+          std::printf("%s: dropped %" PRIu64 " inline records with no CODE_LOAD after them\n", path.c_str(),
+                      result.orphan_records);
+        }
+      }
+      return kExitOk;
+    case StripStatus::kNothingToDo:
+      if (!json) std::printf("%s: no inline records, left unchanged\n", path.c_str());
+      return kExitOk;
+    case StripStatus::kInvalid:
+    case StripStatus::kNotClosed:
+    case StripStatus::kChanged:
+      std::fprintf(stderr, "jitdump strip-inline: %s\n", error.c_str());
+      return kExitInvalid;
+    case StripStatus::kIoError:
+      std::fprintf(stderr, "jitdump strip-inline: %s\n", error.c_str());
+      return kExitUsage;
+  }
+  return kExitUsage;
+}
+
+}  // namespace jitdump::tool
