@@ -41,6 +41,7 @@ public final class AgentRun {
     private String mainClass;
     private final List<String> args = new ArrayList<>();
     private long timeoutSeconds = 60;
+    private boolean withAgent = true;
 
     Spec(String name) {
       this.name = name;
@@ -70,13 +71,33 @@ public final class AgentRun {
       return this;
     }
 
+    /** Start the JVM without -agentpath (for late attach); options still name dir= and stats=. */
+    public Spec noAgentPath() {
+      withAgent = false;
+      return this;
+    }
+
+    /** The option string the agent gets. */
+    public String agentOptionString() {
+      Path dir = Env.work().resolve(name);
+      return standardOptions
+          ? "dir=" + dir.resolve("out") + ",stats=" + dir.resolve("stats.json")
+              + (agentOptions.isEmpty() ? "" : "," + agentOptions)
+          : agentOptions;
+    }
+
     public Spec timeout(long seconds) {
       timeoutSeconds = seconds;
       return this;
     }
 
     public AgentRun run() {
-      return AgentRun.execute(this);
+      return start().finish();
+    }
+
+    /** Starts the JVM and returns at once. */
+    public Running start() {
+      return AgentRun.launch(this);
     }
   }
 
@@ -84,47 +105,95 @@ public final class AgentRun {
     return new Spec(name);
   }
 
-  private static AgentRun execute(Spec spec) {
+  /** A child JVM that is still running. */
+  public static final class Running {
+    final Spec spec;
+    final Path dir;
+    final List<String> cmd;
+    final Process process;
+    final long start;
+
+    Running(Spec spec, Path dir, List<String> cmd, Process process, long start) {
+      this.spec = spec;
+      this.dir = dir;
+      this.cmd = cmd;
+      this.process = process;
+      this.start = start;
+    }
+
+    public long pid() {
+      return process.pid();
+    }
+
+    public Path dir() {
+      return dir;
+    }
+
+    /** Waits (up to the timeout) until the child's stdout has a line equal to {@code line}. */
+    public void awaitLine(String line) throws IOException, InterruptedException {
+      long deadline = System.nanoTime() + spec.timeoutSeconds * 1_000_000_000L;
+      while (System.nanoTime() < deadline) {
+        if (Files.readAllLines(dir.resolve("stdout.txt")).contains(line)) return;
+        if (!process.isAlive()) break;
+        Thread.sleep(20);
+      }
+      process.destroyForcibly();
+      throw new AssertionError("child JVM '" + spec.name + "' never printed '" + line + "'\nstdout:\n"
+                               + Files.readString(dir.resolve("stdout.txt")) + "\nstderr:\n"
+                               + Files.readString(dir.resolve("stderr.txt")));
+    }
+
+    /** Sends SIGTERM. */
+    public void terminate() {
+      process.destroy();
+    }
+
+    /** Waits for the JVM to exit (killing it after the timeout, which fails the test). */
+    public AgentRun finish() {
+      try {
+        Path out = dir.resolve("stdout.txt");
+        Path err = dir.resolve("stderr.txt");
+        if (!process.waitFor(spec.timeoutSeconds, TimeUnit.SECONDS)) {
+          process.destroyForcibly();
+          process.waitFor(10, TimeUnit.SECONDS);
+          throw new AssertionError("child JVM '" + spec.name + "' did not finish within " + spec.timeoutSeconds
+                                   + " s: " + String.join(" ", cmd) + "\nstderr:\n" + Files.readString(err));
+        }
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        AgentRun r = new AgentRun(spec.name, dir, cmd, process.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                                  Files.readString(err, StandardCharsets.UTF_8), millis);
+        System.out.printf("[run %s: exit %d in %d ms]%n", spec.name, r.exitCode, millis);
+        return r;
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted", e);
+      }
+    }
+  }
+
+  private static Running launch(Spec spec) {
     Path dir = Env.work().resolve(spec.name);
     try {
       deleteTree(dir);
       Files.createDirectories(dir);
-      String opts = spec.standardOptions
-          ? "dir=" + dir.resolve("out") + ",stats=" + dir.resolve("stats.json")
-              + (spec.agentOptions.isEmpty() ? "" : "," + spec.agentOptions)
-          : spec.agentOptions;
+      String opts = spec.agentOptionString();
       List<String> cmd = new ArrayList<>();
       cmd.add(Env.java().toString());
-      cmd.add("-agentpath:" + Env.agent() + (opts.isEmpty() ? "" : "=" + opts));
+      if (spec.withAgent) cmd.add("-agentpath:" + Env.agent() + (opts.isEmpty() ? "" : "=" + opts));
       cmd.add("-Xmx256m");
       cmd.addAll(spec.jvmArgs);
       cmd.add("-cp");
       cmd.add(Env.classes().toString());
       cmd.add(spec.mainClass);
       cmd.addAll(spec.args);
-      Path out = dir.resolve("stdout.txt");
-      Path err = dir.resolve("stderr.txt");
       ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
-          .redirectOutput(out.toFile()).redirectError(err.toFile());
+          .redirectOutput(dir.resolve("stdout.txt").toFile()).redirectError(dir.resolve("stderr.txt").toFile());
       pb.environment().remove("JITDUMPAGENT_OPTIONS");
-      long start = System.nanoTime();
-      Process p = pb.start();
-      if (!p.waitFor(spec.timeoutSeconds, TimeUnit.SECONDS)) {
-        p.destroyForcibly();
-        p.waitFor(10, TimeUnit.SECONDS);
-        throw new AssertionError("child JVM '" + spec.name + "' did not finish within " + spec.timeoutSeconds
-                                 + " s: " + String.join(" ", cmd) + "\nstderr:\n" + Files.readString(err));
-      }
-      long millis = (System.nanoTime() - start) / 1_000_000;
-      AgentRun r = new AgentRun(spec.name, dir, cmd, p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-                                Files.readString(err, StandardCharsets.UTF_8), millis);
-      System.out.printf("[run %s: exit %d in %d ms]%n", spec.name, r.exitCode, millis);
-      return r;
+      return new Running(spec, dir, cmd, pb.start(), System.nanoTime());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError("interrupted", e);
     }
   }
 

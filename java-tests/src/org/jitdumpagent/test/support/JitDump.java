@@ -50,11 +50,12 @@ public final class JitDump {
     public final long codeIndex;
     public final String name;
     public final int codeBytes;  // bytes of native code stored after the name
+    public final int codeOffset;  // file offset of those bytes
     /** The DEBUG_INFO record immediately before this load when its code_addr matches, else null. */
     public DebugInfo debugInfo;
 
     CodeLoad(Record h, int pid, int tid, long vma, long codeAddr, long codeSize, long codeIndex, String name,
-             int codeBytes) {
+             int codeBytes, int codeOffset) {
       super(h.id, h.totalSize, h.timestamp, h.fileOffset);
       this.pid = pid;
       this.tid = tid;
@@ -64,6 +65,7 @@ public final class JitDump {
       this.codeIndex = codeIndex;
       this.name = name;
       this.codeBytes = codeBytes;
+      this.codeOffset = codeOffset;
     }
 
     public long end() {
@@ -165,11 +167,12 @@ public final class JitDump {
   public final long timestamp;
   public final long flags;
   public final List<Record> records;
+  private final byte[] bytes;
   /** Bytes at the end that do not form a whole record (a crash mid-write); 0 for a clean file. */
   public final long trailingBytes;
 
   private JitDump(Path path, ByteOrder order, int version, int headerTotalSize, int elfMach, int pid, long timestamp,
-                  long flags, List<Record> records, long trailingBytes) {
+                  long flags, List<Record> records, long trailingBytes, byte[] bytes) {
     this.path = path;
     this.order = order;
     this.version = version;
@@ -180,6 +183,12 @@ public final class JitDump {
     this.flags = flags;
     this.records = Collections.unmodifiableList(records);
     this.trailingBytes = trailingBytes;
+    this.bytes = bytes;
+  }
+
+  /** The native code stored in a load record. */
+  public byte[] code(CodeLoad load) {
+    return java.util.Arrays.copyOfRange(bytes, load.codeOffset, load.codeOffset + load.codeBytes);
   }
 
   public static JitDump read(Path path) throws IOException {
@@ -234,7 +243,7 @@ public final class JitDump {
           int nul = indexOfNul(bytes, nameStart, end);
           if (nul < 0) throw new IllegalArgumentException(path + ": CODE_LOAD at " + pos + " has no NUL in its name");
           String name = new String(bytes, nameStart, nul - nameStart, StandardCharsets.UTF_8);
-          CodeLoad load = new CodeLoad(h, rpid, tid, vma, codeAddr, codeSize, codeIndex, name, end - (nul + 1));
+          CodeLoad load = new CodeLoad(h, rpid, tid, vma, codeAddr, codeSize, codeIndex, name, end - (nul + 1), nul + 1);
           if (previous instanceof DebugInfo && ((DebugInfo) previous).codeAddr == codeAddr) {
             load.debugInfo = (DebugInfo) previous;
           }
@@ -278,7 +287,7 @@ public final class JitDump {
       previous = r;
       pos = end;
     }
-    return new JitDump(path, order, version, headerSize, elfMach, pid, timestamp, flags, records, bytes.length - pos);
+    return new JitDump(path, order, version, headerSize, elfMach, pid, timestamp, flags, records, bytes.length - pos, bytes);
   }
 
   private static void need(Path path, int pos, int size, int min) {
