@@ -1,0 +1,160 @@
+// Writes the crafted jitdump files the CLI tests run on into DIR, plus DIR/manifest.json that
+// names, for every corrupt file, the byte offset and message `jitdump check` must report.
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cpp-tests/reader_test_builder.h"
+
+using jitdump::testing::Builder;
+
+namespace {
+
+bool Write(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  return static_cast<bool>(out);
+}
+
+struct Expect {
+  std::string file;
+  size_t offset;
+  std::string text;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: cli_fixture_gen DIR\n");
+    return 2;
+  }
+  const std::string dir = argv[1];
+  bool ok = true;
+  std::vector<Expect> expects;
+
+  // Valid files.
+  ok &= Write(dir + "/inline.dump", jitdump::testing::InlineExample(false).bytes());
+  ok &= Write(dir + "/inline-be.dump", jitdump::testing::InlineExample(true).bytes());
+  {
+    Builder b;
+    b.Header();
+    b.Load(5, 0x1000, 0x100, 0, "old code");
+    b.Load(6, 0x1040, 0x40, 1, "new code");
+    const size_t last = b.Load(7, 0x3000, 0x80, 2, "cut");
+    std::vector<uint8_t> bytes = b.bytes();
+    bytes.resize(last + 30);
+    ok &= Write(dir + "/truncated.dump", bytes);
+  }
+
+  // Corrupt files, one defect each.
+  {
+    Builder b;
+    b.Header();
+    b.bytes()[1] = 'X';
+    ok &= Write(dir + "/bad-magic.dump", b.bytes());
+    expects.push_back({"bad-magic.dump", 0, "bad magic"});
+  }
+  {
+    Builder b;
+    b.Header();
+    b.bytes().resize(30);
+    ok &= Write(dir + "/short.dump", b.bytes());
+    expects.push_back({"short.dump", 0, "too short"});
+  }
+  {
+    Builder b;
+    b.Header(2);
+    b.Load(5, 0x1000, 0x10, 0, "f");
+    ok &= Write(dir + "/version2.dump", b.bytes());
+    expects.push_back({"version2.dump", 4, "perf 6.1 rejects version > 1"});
+  }
+  {
+    Builder b;
+    b.Header();
+    b.Load(5, 0x1000, 0x10, 0, "f");
+    const size_t at = b.Begin(0, 6);
+    b.PatchU32(at + 4, 8);
+    b.Zeros(40);
+    ok &= Write(dir + "/size-below-16.dump", b.bytes());
+    expects.push_back({"size-below-16.dump", at + 4, "smaller than 16"});
+  }
+  {
+    Builder b;
+    b.Header();
+    const size_t at = b.Load(5, 0x1000, 0x10, 0, "f");
+    b.PatchU64(at + 40, 0x7fffffffffffull);
+    ok &= Write(dir + "/code-size.dump", b.bytes());
+    expects.push_back({"code-size.dump", at + 40, "code_size"});
+  }
+  {
+    Builder b;
+    b.Header();
+    const size_t at = b.DebugInfo(5, 0x1000, {{0x1000, 1, 0, "A.java"}});
+    b.PatchU64(at + 24, 1000000);
+    b.Load(6, 0x1000, 0x10, 0, "f");
+    ok &= Write(dir + "/nr-entry.dump", b.bytes());
+    expects.push_back({"nr-entry.dump", at + 24, "nr_entry"});
+  }
+  {
+    Builder b;
+    b.Header();
+    const size_t at = b.Begin(2, 5);
+    b.U64(0x1000).U64(1).U64(0x1000).U32(3).U32(0).Raw("A.java");
+    b.End(at);
+    ok &= Write(dir + "/no-nul.dump", b.bytes());
+    expects.push_back({"no-nul.dump", at + 48, "no NUL"});
+  }
+  {
+    Builder b;
+    b.Header();
+    const size_t at = b.DebugInfo(5, 0x1000, {{0x1000, 1, 0, "A.java"}, {0x0F00, 2, 0, "A.java"}});
+    b.Load(6, 0x1000, 0x100, 0, "f");
+    ok &= Write(dir + "/descending.dump", b.bytes());
+    expects.push_back({"descending.dump", at + 32 + 23, "below the load's code_addr"});
+  }
+  {
+    Builder b;
+    b.Header();
+    b.Load(5, 0x1000, 0x10, 3, "f");
+    const size_t at = b.Load(6, 0x2000, 0x10, 3, "g");
+    ok &= Write(dir + "/duplicate-index.dump", b.bytes());
+    expects.push_back({"duplicate-index.dump", at + 48, "code_index 3 repeats"});
+  }
+  {
+    Builder b;
+    b.Header();
+    const size_t at = b.Samply(5, {"A.java"}, {"a", "b"}, {{0, 0, 1, 0, 0}, {1, 0, 1, 0, 0}},
+                               {{0, 1, 1, 3, 0}, {2, 1, 1, 4, 0}}, {{0, 8}, {0, 4}}, {});
+    b.Load(6, 0x1000, 0x100, 0, "a");
+    ok &= Write(dir + "/samply-depth.dump", b.bytes());
+    expects.push_back({"samply-depth.dump", at + 48 + 8 + 4 + 40 + 20, "deeper than previous"});
+  }
+  {
+    Builder b;
+    b.Header();
+    const size_t at = b.Samply(5, {"A.java"}, {"a", "b"}, {{0, 0, 1, 0, 0}, {1, 0, 1, 0, 0}},
+                               {{0, 1, 9, 3, 0}}, {{0, 8}}, {});
+    b.Load(6, 0x1000, 0x100, 0, "a");
+    ok &= Write(dir + "/samply-index.dump", b.bytes());
+    expects.push_back({"samply-index.dump", at + 48 + 8 + 4 + 40 + 8, "function_index 9 out of range"});
+  }
+  {
+    Builder b;
+    b.Header();
+    const size_t at = b.Samply(5, {"A.java"}, {"a"}, {{0, 0, 1, 0, 0}}, {}, {}, {});
+    b.PatchU32(at + 20, 4);  // file_list_size: "A.java\0" needs 8 (7 padded); claim 4
+    ok &= Write(dir + "/samply-padding.dump", b.bytes());
+    expects.push_back({"samply-padding.dump", at + 48, "samply file list"});
+  }
+
+  std::string manifest = "[\n";
+  for (size_t i = 0; i < expects.size(); ++i) {
+    manifest += "  {\"file\": \"" + expects[i].file + "\", \"offset\": " + std::to_string(expects[i].offset) +
+                ", \"text\": \"" + expects[i].text + "\"}" + (i + 1 < expects.size() ? ",\n" : "\n");
+  }
+  manifest += "]\n";
+  std::ofstream(dir + "/manifest.json") << manifest;
+  return ok ? 0 : 1;
+}

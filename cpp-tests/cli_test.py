@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""CLI tests for the `jitdump` tool.
+
+usage: cli_test.py SCENARIO JITDUMP_TOOL CLI_FIXTURE_GEN FIXTURE_DIR
+
+Each scenario runs the tool on crafted files (written by cli_fixture_gen into a temporary
+directory, with manifest.json naming the offsets `check` must report) or on the committed node
+fixture, and checks exit codes (0 ok, 1 invalid, 2 usage), exact offsets, JSON and output.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+FAILURES = []
+
+
+def run(args, stdin=None):
+    proc = subprocess.run([TOOL] + args, input=stdin, capture_output=True, text=True, errors="replace")
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def expect(cond, what):
+    if not cond:
+        FAILURES.append(what)
+        print("FAIL:", what)
+
+
+def expect_rc(args, rc, stdin=None):
+    got, out, err = run(args, stdin)
+    expect(got == rc, f"{args}: exit {got}, expected {rc}\nstdout: {out[:2000]}\nstderr: {err[:2000]}")
+    return out, err
+
+
+def json_of(args, rc=0):
+    out, _ = expect_rc(args, rc)
+    try:
+        return json.loads(out)
+    except json.JSONDecodeError as e:
+        expect(False, f"{args}: output is not JSON ({e}): {out[:500]}")
+        return None
+
+
+def node_fixture():
+    return os.path.join(FIXTURES, "node-v20-fib.jitdump")
+
+
+def scenario_help(d):
+    out, _ = expect_rc(["--help"], 0)
+    for command in ["info", "list", "lines", "addr2line", "check", "perfmap", "fold"]:
+        expect(command in out, f"main help names {command}")
+        sub, _ = expect_rc([command, "--help"], 0)
+        expect(sub.startswith("usage: jitdump " + command), f"{command} --help: {sub[:80]}")
+
+
+def scenario_usage(d):
+    f = os.path.join(d, "inline.dump")
+    expect_rc([], 2)
+    expect_rc(["frobnicate", f], 2)
+    expect_rc(["info"], 2)
+    expect_rc(["info", f, f], 2)
+    expect_rc(["list", "--bogus", f], 2)
+    expect_rc(["check", os.path.join(d, "does-not-exist.dump")], 2)
+    expect_rc(["info", d], 2)  # a directory
+    expect_rc(["addr2line", f], 2)
+    expect_rc(["addr2line", f, "0xZZ"], 2)
+    expect_rc(["perfmap", "--json", f], 2)
+    expect_rc(["fold"], 2)
+    _, err = expect_rc(["list", "--bogus", f], 2)
+    expect("unknown option --bogus" in err, "usage error names the option: " + err)
+
+
+def scenario_node(d):
+    f = node_fixture()
+    out, _ = expect_rc(["check", f], 0)
+    for offset in [26440, 29636, 29984, 30941, 31901]:
+        expect(re.search(rf"^offset {offset} \(0x{offset:x}\): warning: .*corrupted file name", out, re.M),
+               f"node corrupted name at {offset} reported as a warning")
+    expect(re.search(r"^offset 16 \(0x10\): warning: pad1 is 0xdeadbeef", out, re.M), "pad1 warning")
+    expect(re.search(r"^offset 24 \(0x18\): warning: header timestamp .*another clock", out, re.M), "clock warning")
+    expect("PC+0x40" in out, "PC+0x40 warning")
+    expect(": error:" not in out, "no errors on the node file")
+    expect(out.rstrip().endswith("valid, 90 records, 0 errors, 8 warnings"), "summary line: " + out[-200:])
+    info, _ = expect_rc(["info", f], 0)
+    expect("CODE_LOAD          35" in info and "UNWINDING_INFO     35" in info and "DEBUG_INFO         20" in info,
+           "node record counts: " + info)
+    expect("pad1 0xdeadbeef" in info, "info shows pad1")
+    lst, _ = expect_rc(["list", f], 0)
+    expect(len(lst.splitlines()) == 35, "35 loads listed")
+    expect(re.search(r"^\d+ 0x[0-9a-f]{16} \d+ JS:\^resolve node:path:1217:10  \[node:path:1217-\d+\]$", lst, re.M),
+           "list shows a source range for JS:^resolve")
+    a2l, _ = expect_rc(["addr2line", f, "0x7f5ffef445c0"], 0)
+    expect("JS:^resolve" in a2l, "addr2line on node: " + a2l)
+
+
+def scenario_corrupt(d):
+    manifest = json.load(open(os.path.join(d, "manifest.json")))
+    expect(len(manifest) >= 10, "manifest lists the corrupt files")
+    for item in manifest:
+        path = os.path.join(d, item["file"])
+        out, _ = expect_rc(["check", path], 1)
+        pattern = rf"^offset {item['offset']} \(0x{item['offset']:x}\): error: .*{re.escape(item['text'])}"
+        expect(re.search(pattern, out, re.M), f"{item['file']}: expected error at {item['offset']} "
+                                              f"containing {item['text']!r}, got:\n{out}")
+        report = json_of(["check", "--json", path], 1)
+        if report is not None:
+            expect(report["valid"] is False and report["errors"] >= 1, f"{item['file']} JSON invalid")
+            expect(any(p["offset"] == item["offset"] and p["severity"] == "error" for p in report["problems"]),
+                   f"{item['file']} JSON names offset {item['offset']}")
+    # The files that cannot be read at all fail the other commands with 1 too.
+    expect_rc(["info", os.path.join(d, "bad-magic.dump")], 1)
+    expect_rc(["list", os.path.join(d, "short.dump")], 1)
+
+
+def scenario_truncated(d):
+    f = os.path.join(d, "truncated.dump")
+    out, _ = expect_rc(["check", f], 0)
+    expect(re.search(r"^offset 490 \(0x1ea\): warning: truncated final CODE_LOAD record", out, re.M), out)
+    info, _ = expect_rc(["info", f], 0)
+    expect("truncated tail: at offset 490, 30 bytes present of 188" in info, info)
+    j = json_of(["info", "--json", f])
+    if j:
+        expect(j["truncated"] == {"offset": 490, "bytes": 30, "total_size": 188}, str(j["truncated"]))
+
+
+def scenario_inline(d):
+    for name in ["inline.dump", "inline-be.dump"]:
+        f = os.path.join(d, name)
+        expect_rc(["check", f], 0)
+        out, _ = expect_rc(["addr2line", f, "0x10048", "100a4", "0x10090", "0x20010"], 0)
+        expected = (
+            "0x10048: Outer.run (code_index 1, 0x10000+0x48, load at offset 470)\n"
+            "  #0 Leaf.get Leaf.java:3\n"
+            "  #1 Mid.step Mid.java:7  (caller)\n"
+            "  #2 Outer.run Outer.java:30  (caller)\n"
+            "0x100a4: Outer.run (code_index 1, 0x10000+0xa4, load at offset 470)\n"
+            "  #0 Mid.step Mid.java:9\n"
+            "  #1 Outer.run Outer.java:30  (caller)\n"
+            "0x10090: Outer.run (code_index 1, 0x10000+0x90, load at offset 470)\n"
+            "  #0 Outer.run Outer.java:31\n"
+            "0x20010: Plain.fn (code_index 2, 0x20000+0x10, load at offset 792)\n"
+            "  #0 Plain.fn ??:0\n")
+        expect(out == expected, f"{name} addr2line:\n{out}")
+        out, _ = expect_rc(["addr2line", f, "0x10"], 1)
+        expect("0x10: not in any CODE_LOAD" in out, out)
+        out, _ = expect_rc(["list", f], 0)
+        expect(out == "1 0x0000000000010000 256 Outer.run  [Outer.java:24-33] inlines=2\n"
+                      "2 0x0000000000020000 64 Plain.fn\n", f"{name} list:\n{out}")
+        out, _ = expect_rc(["info", f], 0)
+        expect("inline records: 1, functions 3, inline calls 2, max depth 2" in out, out)
+        expect(("cross-endian" in out) == (name == "inline-be.dump"), "byte order line")
+        out, _ = expect_rc(["lines", f], 0)
+        expect("  0x0000000000010040 +0x40 Leaf.java:3  (inline)" in out and
+               "  0x0000000000010080 +0x80 Outer.java:31\n" in out, out)
+
+
+def scenario_json(d):
+    for f in [node_fixture(), os.path.join(d, "inline.dump"), os.path.join(d, "inline-be.dump")]:
+        info = json_of(["info", "--json", f])
+        lst = json_of(["list", "--json", f])
+        lines = json_of(["lines", "--json", f])
+        check = json_of(["check", "--json", f])
+        if None in (info, lst, lines, check):
+            continue
+        expect(check["valid"] is True and check["errors"] == 0, f"{f}: check JSON valid")
+        expect(info["code_loads"] == len(lst), f"{f}: info/list agree")
+        expect(all({"index", "addr", "size", "name", "source", "inlines"} <= set(x) for x in lst), "list fields")
+    inline = json_of(["list", "--json", os.path.join(d, "inline.dump")])
+    expect(inline and inline[0]["name"] == "Outer.run" and inline[0]["inlines"] == 2 and
+           inline[0]["source"] == "Outer.java:24-33" and inline[0]["addr"] == 0x10000, str(inline))
+    lines = json_of(["lines", "--json", os.path.join(d, "inline.dump")])
+    expect(lines and len(lines[0]["rows"]) == 9 and lines[0]["rows"][4]["file"] == "Leaf.java" and
+           lines[0]["rows"][4]["source"] == "inline", str(lines))
+    info = json_of(["info", "--json", os.path.join(d, "inline.dump")])
+    expect(info and info["inline"] == {"records": 1, "functions": 3, "inline_calls": 2, "max_depth": 2}, str(info))
+    node = json_of(["check", "--json", node_fixture()])
+    expect(node and node["warnings"] == 8 and node["errors"] == 0, str(node)[:300])
+    # node's corrupted names survive JSON encoding (non-UTF-8 bytes escaped)
+    node_lines = json_of(["lines", "--json", node_fixture()])
+    expect(node_lines is not None and len(node_lines) == 20, "20 loads with debug info in node lines JSON")
+
+
+def scenario_perfmap(d):
+    out, _ = expect_rc(["perfmap", os.path.join(d, "truncated.dump")], 0)
+    expect(out == "1000 40 old code\n1040 40 new code\n1080 80 old code\n", "latest code wins:\n" + out)
+    out, _ = expect_rc(["perfmap", node_fixture()], 0)
+    rows = out.splitlines()
+    expect(len(rows) == 35, f"node perfmap rows: {len(rows)}")
+    expect(all(re.fullmatch(r"[0-9a-f]+ [0-9a-f]+ .+", r) for r in rows), "perf-map line format")
+    expect("7f5ffef46380 180 JS:*fib /tmp/nodefx/fib.js:1:13" in rows, "JS:*fib line")
+
+
+PERF_SCRIPT = """\
+java  4242/4243 [000]   100.000000:          1 cpu-clock:u:
+\t           10048 Outer.run+0x48 (/tmp/jitted-4242-1.so)
+\t           20010 [unknown] (/tmp/perf-4242.map)
+\t    7f0000001234 Interpreter (/usr/lib/jvm/java-17/lib/server/libjvm.so)
+\t    7f0000005678 start_thread+0x10 (/usr/lib/x86_64-linux-gnu/libc.so.6)
+
+java  4242/4243 [000]   100.100000:          1 cpu-clock:u:
+\t           10048 Outer.run+0x48 (/tmp/jitted-4242-1.so)
+\t    7f0000005678 start_thread+0x10 (/usr/lib/x86_64-linux-gnu/libc.so.6)
+
+java  4242/4243 [000]   100.200000:          1 cpu-clock:u:
+\t           10048 Outer.run+0x48 (/tmp/jitted-4242-1.so)
+\t    7f0000005678 start_thread+0x10 (/usr/lib/x86_64-linux-gnu/libc.so.6)
+
+C2 CompilerThre  4242/4250 [001]   100.300000:          1 cpu-clock:u:
+\t           10048 foo (/usr/lib/libfoo.so)
+\t           100a4 [unknown] ([unknown])
+
+java 4242/4243
+\t10090 Outer.run
+\t20010 Plain.fn
+
+java 4242/4243 100a4 [unknown]
+"""
+
+
+def scenario_fold(d):
+    f = os.path.join(d, "inline.dump")
+    out, err = expect_rc(["fold", f], 0, stdin=PERF_SCRIPT)
+    expected = sorted([
+        "C2 CompilerThre;Outer.run;Mid.step;foo 1",
+        "java;Outer.run;Mid.step 1",
+        "java;Plain.fn;Outer.run 1",
+        "java;start_thread;Interpreter;Plain.fn;Outer.run;Mid.step;Leaf.get 1",
+        "java;start_thread;Outer.run;Mid.step;Leaf.get 2",
+    ])
+    expect(out.splitlines() == expected, "folded:\n" + out + "\nexpected:\n" + "\n".join(expected))
+    expect("6 samples" in err, err)
+    out, _ = expect_rc(["fold", f], 0, stdin="")
+    expect(out == "", "empty input folds to nothing")
+
+
+def main():
+    global TOOL, FIXTURES
+    if len(sys.argv) != 5:
+        print(__doc__)
+        return 2
+    scenario, TOOL, gen, FIXTURES = sys.argv[1:]
+    with tempfile.TemporaryDirectory(prefix="jitdump-cli-") as d:
+        subprocess.run([gen, d], check=True)
+        globals()["scenario_" + scenario](d)
+    if FAILURES:
+        print(f"{len(FAILURES)} failure(s) in scenario {scenario}")
+        return 1
+    print(f"scenario {scenario}: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
