@@ -1,16 +1,12 @@
-// JVMTI event callbacks: thin glue from HotSpot's structures to the plain C++ modules. Each
-// callback copies what it needs (code bytes, compile_info) before returning, resolves names
-// and lines through the method cache, builds finished records and queues them. No file I/O,
-// no waiting for the writer, and nothing thrown escapes into the JVM.
+// JVMTI event callbacks: thin glue into the plain C++ modules. Each callback builds finished
+// records from what is valid only during the callback (code bytes, compile_info) and queues
+// them. No file I/O, no waiting for the writer, and nothing thrown escapes into the JVM.
 #include <jvmti.h>
-#include <jvmticmlr.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <vector>
-
 #include "agent/agent_state.h"
-#include "agent/inline_tree.h"
+#include "agent/compiled_load.h"
 #include "agent/load_builder.h"
 #include "agent/log.h"
 #include "agent/names.h"
@@ -43,84 +39,18 @@ class CallbackScope {
   AgentState* state_;
 };
 
-struct PcFrames {
-  uint64_t pc;
-  size_t first;  // index into the flat frame list
-  size_t count;
-};
-
-// Per-thread working memory for load callbacks, reused so a callback allocates only its batch
-// (its capacity follows the largest method this thread has seen).
-struct LoadScratch {
-  std::vector<Frame> frames;
-  std::vector<PcFrames> pcs;
-  std::vector<PcSite> sites;
-  void Clear() {
-    frames.clear();
-    pcs.clear();
-    sites.clear();
-  }
-};
-thread_local LoadScratch t_scratch;
-
 void HandleCompiledMethodLoad(AgentState* s, uint64_t timestamp, jmethodID method, jint code_size,
                               const void* code_addr, const void* compile_info) {
-  const uint64_t start = reinterpret_cast<uintptr_t>(code_addr);
-  const uint64_t size = code_size > 0 ? static_cast<uint64_t>(code_size) : 0;
-
-  auto lock = s->cache->Lock();
-  s->cache->BeginCallback();
-  const MethodInfo* root = s->cache->Get(method);
-
-  // Scope chains of every PcDesc, innermost first, from HotSpot's inline record.
-  LoadScratch& scratch = t_scratch;
-  scratch.Clear();
-  std::vector<Frame>& frames = scratch.frames;
-  std::vector<PcFrames>& pcs = scratch.pcs;
-  const bool want_scopes = s->lines || s->options.inline_info;
-  for (auto* header = static_cast<const jvmtiCompiledMethodLoadRecordHeader*>(compile_info);
-       want_scopes && header != nullptr; header = header->next) {
-    if (header->kind != JVMTI_CMLR_INLINE_INFO) continue;
-    const auto* record = reinterpret_cast<const jvmtiCompiledMethodLoadInlineRecord*>(header);
-    if (record->pcinfo == nullptr) continue;
-    pcs.reserve(pcs.size() + static_cast<size_t>(record->numpcs));
-    for (jint i = 0; i < record->numpcs; ++i) {
-      const PCStackInfo& info = record->pcinfo[i];
-      if (info.methods == nullptr || info.bcis == nullptr || info.numstackframes <= 0) continue;
-      const size_t first = frames.size();
-      for (jint j = 0; j < info.numstackframes; ++j) {
-        const MethodInfo* m = s->cache->Get(info.methods[j]);
-        frames.push_back({&m->source, info.bcis[j]});
-      }
-      pcs.push_back({reinterpret_cast<uintptr_t>(info.pc), first, static_cast<size_t>(info.numstackframes)});
-    }
-  }
-  std::vector<PcSite>& sites = scratch.sites;
-  for (const PcFrames& p : pcs) sites.push_back({p.pc, std::span<const Frame>(frames.data() + p.first, p.count)});
-
-  std::vector<LineRow> rows;
-  if (s->lines) rows = BuildLineRows(start, start + size, sites);
-
-  InlineTreeBuilder inline_builder;
-  const jitdump::InlineDebugInfo* inline_info = nullptr;
-  if (s->options.inline_info && !sites.empty()) {
-    inline_info = inline_builder.Build(timestamp, start, size, root->source, sites);
-  }
-
-  LoadInput input;
-  input.timestamp = timestamp;
-  input.pid = s->pid;
-  input.tid = static_cast<uint32_t>(::gettid());
-  input.code_addr = start;
-  input.code_size = size;
-  input.code = s->options.code ? code_addr : nullptr;
-  input.name = root->name;
-  input.rows = rows;
-  input.inline_info = inline_info;
-  input.replayed = t_replaying;
-  Batch* batch = BuildLoadBatch(s->queue, s->stats, input);
-  lock.unlock();
-  if (batch != nullptr) s->queue.Push(batch);
+  const CompiledLoadContext context{*s->cache, s->queue, s->stats, s->options, s->lines, s->pid};
+  CompiledLoadEvent event;
+  event.timestamp = timestamp;
+  event.tid = static_cast<uint32_t>(::gettid());
+  event.method = method;
+  event.code_size = code_size;
+  event.code_addr = code_addr;
+  event.compile_info = compile_info;
+  event.replayed = t_replaying;
+  if (Batch* batch = BuildCompiledLoad(context, event)) s->queue.Push(batch);
 }
 
 void JNICALL OnCompiledMethodLoad(jvmtiEnv*, jmethodID method, jint code_size, const void* code_addr,

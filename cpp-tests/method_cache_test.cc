@@ -1,0 +1,119 @@
+// The JVMTI-facing lookups, against a fake jvmtiEnv.
+#include "agent/method_cache.h"
+
+#include <gtest/gtest.h>
+
+#include "fake_jvmti.h"
+
+namespace jitdump_agent {
+namespace {
+
+using test_support::FakeClass;
+using test_support::FakeJvmti;
+using test_support::FakeMethod;
+
+class MethodCacheTest : public ::testing::Test {
+ protected:
+  FakeJvmti fake_;
+  Stats stats_;
+  FakeClass map_class_{"Ljava/util/HashMap;", "HashMap.java"};
+  FakeClass lambda_class_{"LWork$$Lambda.0x0000000800c01000;", ""};
+  FakeMethod get_node_{&map_class_, "getNode", "(ILjava/lang/Object;)Ljava/util/HashMap$Node;",
+                       {{10, 571}, {0, 569}, {20, 575}}};
+  FakeMethod lambda_{&lambda_class_, "apply", "(Ljava/lang/Object;)Ljava/lang/Object;", {}};
+};
+
+TEST_F(MethodCacheTest, ResolvesNameFileAndSortedLines) {
+  MethodCache cache(fake_.env(), NameStyle::kJava, true, 16, stats_);
+  auto lock = cache.Lock();
+  cache.BeginCallback();
+  const MethodInfo* info = cache.Get(get_node_.id());
+  EXPECT_EQ(info->name, "java.util.HashMap.getNode(int, java.lang.Object)");
+  EXPECT_EQ(info->source.function, "java.util.HashMap.getNode");
+  EXPECT_EQ(info->source.file, "java/util/HashMap.java");
+  EXPECT_EQ(info->source.lines.LineAt(12), 571);
+  EXPECT_EQ(info->source.lines.FirstLine(), 569);
+}
+
+TEST_F(MethodCacheTest, MissingLineInformationIsNotAnError) {
+  MethodCache cache(fake_.env(), NameStyle::kJava, true, 16, stats_);
+  auto lock = cache.Lock();
+  cache.BeginCallback();
+  const MethodInfo* info = cache.Get(lambda_.id());
+  EXPECT_EQ(info->name, "Work$$Lambda.0x0000000800c01000.apply(java.lang.Object)");
+  EXPECT_FALSE(info->source.has_lines());
+  EXPECT_EQ(stats_.lookup_errors.Get(), 0u);
+}
+
+TEST_F(MethodCacheTest, EachMethodIsLookedUpOnceAndValidatedOncePerCallback) {
+  MethodCache cache(fake_.env(), NameStyle::kJava, true, 16, stats_);
+  auto lock = cache.Lock();
+  cache.BeginCallback();
+  for (int i = 0; i < 50; ++i) {
+    cache.Get(get_node_.id());
+    cache.Get(lambda_.id());
+  }
+  EXPECT_EQ(FakeJvmti::calls().get_method_name, 2);
+  EXPECT_EQ(FakeJvmti::calls().get_line_number_table, 1);  // the lambda has no SourceFile: not asked
+  const int locations = FakeJvmti::calls().get_method_location;
+  cache.BeginCallback();
+  cache.Get(get_node_.id());
+  cache.Get(get_node_.id());
+  EXPECT_EQ(FakeJvmti::calls().get_method_location, locations + 1);
+  EXPECT_EQ(FakeJvmti::calls().get_method_name, 2);
+}
+
+TEST_F(MethodCacheTest, RedefinitionThatChangesTheBytecodeIsNoticed) {
+  MethodCache cache(fake_.env(), NameStyle::kJava, true, 16, stats_);
+  auto lock = cache.Lock();
+  cache.BeginCallback();
+  EXPECT_EQ(cache.Get(get_node_.id())->source.lines.LineAt(25), 575);
+  get_node_.lines = {{0, 700}};
+  get_node_.end_location = 42;
+  cache.BeginCallback();
+  EXPECT_EQ(cache.Get(get_node_.id())->source.lines.LineAt(25), 700);
+}
+
+TEST_F(MethodCacheTest, EvictedMethodsAreResolvedAgain) {
+  MethodCache cache(fake_.env(), NameStyle::kJava, true, 16, stats_);
+  auto lock = cache.Lock();
+  cache.BeginCallback();
+  cache.Get(get_node_.id());
+  cache.Evict(get_node_.id());
+  cache.BeginCallback();
+  cache.Get(get_node_.id());
+  EXPECT_EQ(FakeJvmti::calls().get_method_name, 2);
+}
+
+TEST_F(MethodCacheTest, UnloadedMethodGetsAPlaceholderAndIsCounted) {
+  get_node_.valid = false;
+  MethodCache cache(fake_.env(), NameStyle::kJava, true, 16, stats_);
+  auto lock = cache.Lock();
+  cache.BeginCallback();
+  const MethodInfo* info = cache.Get(get_node_.id());
+  EXPECT_FALSE(info->resolved);
+  EXPECT_EQ(info->name, "[unknown Java method]");
+  EXPECT_EQ(stats_.lookup_errors.Get(), 1u);
+}
+
+TEST_F(MethodCacheTest, SizeStaysWithinTheBound) {
+  std::vector<FakeMethod> methods(100, get_node_);
+  MethodCache cache(fake_.env(), NameStyle::kJava, true, 8, stats_);
+  auto lock = cache.Lock();
+  for (FakeMethod& m : methods) {
+    cache.BeginCallback();
+    cache.Get(m.id());
+    EXPECT_LE(cache.size(), 8u);
+  }
+}
+
+TEST_F(MethodCacheTest, CacheOffStillResolves) {
+  MethodCache cache(fake_.env(), NameStyle::kJvm, false, 0, stats_);
+  auto lock = cache.Lock();
+  cache.BeginCallback();
+  EXPECT_EQ(cache.Get(get_node_.id())->name, "Ljava/util/HashMap;getNode(ILjava/lang/Object;)Ljava/util/HashMap$Node;");
+  EXPECT_EQ(FakeJvmti::calls().get_line_number_table, 0);  // lines=off
+}
+
+}  // namespace
+}  // namespace jitdump_agent
