@@ -6,7 +6,7 @@
 Exit status: 0 pass, 1 fail, 77 skip (meson's convention).
 Tests: attach_replay, attach_replay_jdk21plus, attach_twice, attach_after_agentpath,
 java_tool_options, config_precedence, perfmap_unload, perfmap_files, namespace_perf,
-namespace_perf_alive.
+namespace_perf_alive, namespace_attach.
 """
 
 import argparse
@@ -801,6 +801,38 @@ def test_namespace_perf_alive(env):
     jit, resolved, java = jit_summary(perf_samples(injected, hostpid), hostpid)
     note(f"same injected data reported after the JVM exited: {len(resolved)} of {len(jit)} resolved")
     check(len(resolved) >= 0.95 * len(jit), "injected while alive, unresolved after exit")
+
+
+def test_namespace_attach(env):
+    """scripts/attach from the host into a JVM in its own pid+mount namespace, then collect."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        raise Skip("needs root and unshare")
+    inner = (f"mount -t tmpfs -o mode=1777 tmpfs /tmp && "
+             f"exec {env.java} -cp {env.classes} Workload 20000 /tmp/stop")
+    p = subprocess.Popen(["unshare", "--pid", "--mount", "--fork", "--mount-proc", "sh", "-c", inner],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
+    env.processes.append(p)
+    wait_line(p, "ready")
+    with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
+        hostpid = int(f.read().split()[0])
+    check(ns_pid_of(hostpid)[-1] == 1, "the JVM is not pid 1 of its namespace")
+    r = attach(env, hostpid, "dir=/tmp/jit,perfmap=on")
+    check(r.returncode == 0 and "writing /tmp/jit/jit-1.dump" in r.stdout, "attach into the namespace failed")
+    root = f"/proc/{hostpid}/root"
+    check(os.path.isfile(root + "/tmp/perf-1.map"), "no /tmp/perf-1.map inside the container")
+    collected = env.path("collected")
+    r = run([os.path.join(env.scripts, "collect"), "watch", "--once", "--map-dir", collected, "--dump-dir",
+             collected, str(hostpid)], timeout=60)
+    note(r.stdout + r.stderr)
+    check(r.returncode == 0, "collect watch --once failed")
+    open(root + "/tmp/stop", "w").close()
+    rc, _, err = finish(p)
+    check(rc == 0 and "jitdumpagent" not in err, f"JVM exit {rc}: {err}")
+    entries = read_map(os.path.join(collected, f"perf-{hostpid}.map"))
+    check(any(simple_method(e[2]) == "Workload.mix" for e in entries), "replayed Workload.mix missing from the map")
+    dump = read_dump(os.path.join(collected, f"jit-{hostpid}.dump"))
+    check(any(simple_method(l.name) == "Workload.mix" for l in dump["loads"]), "Workload.mix missing from the dump")
+    check(dump["pid"] == hostpid, "the copy's header pid was not rewritten")
 
 
 TESTS = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}
