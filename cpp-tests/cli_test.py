@@ -235,6 +235,28 @@ def scenario_fold(d):
     expect(out == "", "empty input folds to nothing")
 
 
+def scenario_node_fold(d):
+    """Real `perf record -k mono -g node --perf-prof` output: perf names the JIT frames
+    [unknown] (/tmp/perf-9679.map); fold names every one of them from the dump."""
+    dump = os.path.join(FIXTURES, "node-v20-fib2.jitdump")
+    script = open(os.path.join(FIXTURES, "node-v20-fib2.perf-script.txt")).read()
+    jit_lines = sum(1 for line in script.splitlines() if line.endswith("(/tmp/perf-9679.map)"))
+    expect(jit_lines == 627, f"fixture has 627 perf-map frames, found {jit_lines}")
+    out, err = expect_rc(["fold", dump], 0, stdin=script)
+    total = js = 0
+    for line in out.splitlines():
+        stack, count = line.rsplit(" ", 1)
+        total += int(count)
+        js += int(count) * sum(1 for frame in stack.split(";") if frame.startswith("JS:"))
+        expect(stack.startswith("node;__libc_start_call_main;node::Start;"), "outermost frame first: " + stack[:80])
+    expect(total == 40, f"40 samples folded, got {total}")
+    expect(js == jit_lines, f"every perf-map frame named from the dump: {js} of {jit_lines}")
+    expect("40 samples, 627 JIT frames, 0 expanded inline" in err, err)
+    expect(";JS:^loop /tmp/nodefx/fib2.js:3:14;JS:*fib /tmp/nodefx/fib2.js:1:13;" in out, "loop calls fib")
+    check, _ = expect_rc(["check", dump], 0)
+    expect(check.rstrip().endswith("valid, 56 records, 0 errors, 8 warnings"), check[-200:])
+
+
 def main():
     global TOOL, FIXTURES
     if len(sys.argv) != 5:

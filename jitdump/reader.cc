@@ -874,8 +874,22 @@ std::string SourceRange(const JitDump& dump, size_t load_index) {
       const uint32_t file_index = info->functions[0].file_index;
       if (file_index < info->files.size()) file = info->files[file_index];
       if (info->functions[0].start_line != 0) lo = hi = info->functions[0].start_line;
+      // Only the outer function's own lines: skip code inside a depth-0 inline call.
+      std::vector<SamplyRangeRecord> inlined;
+      for (size_t c = 0; c < info->calls.size(); ++c) {
+        if (info->calls[c].depth != 0) continue;
+        for (uint64_t k = info->range_begin[c]; k < uint64_t{info->range_begin[c]} + info->calls[c].range_count &&
+                                                k < info->ranges.size();
+             ++k) {
+          inlined.push_back(info->ranges[k]);
+        }
+      }
       for (const SamplyLineRecord& l : info->lines) {
         if (l.file_index != file_index || l.line_number == 0) continue;
+        const bool in_inline = std::any_of(inlined.begin(), inlined.end(), [&](const SamplyRangeRecord& r) {
+          return l.code_offset >= r.start_offset && l.code_offset - r.start_offset < r.size;
+        });
+        if (in_inline) continue;
         lo = std::min(lo, l.line_number);
         hi = std::max(hi, l.line_number);
       }
