@@ -34,10 +34,11 @@ class StubsTest {
   }
 
   @Test
-  void stubNamesCarryNoGeneratorPrefix() {
+  void namesAreCleanUtf8WithoutGeneratorPrefix() {
     for (JitDump.CodeLoad l : Runs.mixed().dump().codeLoads()) {
       assertTrue(!l.name.startsWith("Stub Generator "), "unstripped stub name " + l);
-      assertTrue(l.name.chars().allMatch(c -> c >= 0x20 && c < 0x7f), "non-printable name " + l);
+      assertTrue(l.name.chars().allMatch(c -> c >= 0x20 && c != 0x7f), "control character in name " + l);
+      assertTrue(l.name.indexOf('\uFFFD') < 0, "name is not valid UTF-8: " + l);
     }
   }
 }

@@ -70,6 +70,7 @@ public final class Mixed {
       sink += lambdas(10_000);
       sink += exceptions(2_000);
       sink += Names.run(5_000);
+      sink += Unicode.run(5_000, false);
     }
     sink += threads();
     System.out.println("sink " + sink);

@@ -19,6 +19,7 @@ public final class Runs {
     "-XX:CompileCommand=dontinline,org.jitdumpagent.workloads.Names$Point::<init>",
     "-XX:CompileCommand=dontinline,org.jitdumpagent.workloads.Mixed::mayThrow",
     "-XX:CompileCommand=dontinline,org.jitdumpagent.workloads.Mixed::lambda$*",
+    "-XX:CompileCommand=dontinline,org.jitdumpagent.workloads.Unicode::*",
   };
 
   private static final class Lazy {

@@ -1,0 +1,36 @@
+package org.jitdumpagent.test;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import org.jitdumpagent.test.support.AgentRun;
+import org.jitdumpagent.test.support.JitDump;
+import org.jitdumpagent.test.support.Runs;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+
+/** Method names outside ASCII are written as UTF-8 (the parser decodes names as UTF-8). */
+class UnicodeNamesTest {
+  @Test
+  void bmpCharactersInJavaNames() {
+    JitDump d = Runs.mixed().dump();
+    String name = Runs.PKG + "Unicode.gr\u00f6\u00dfe(int)";
+    assertFalse(d.loadsNamed(name).isEmpty(), "no load named " + name + d.describe("Unicode"));
+  }
+
+  @Test
+  void bmpCharactersInJvmNames() {
+    JitDump d = Runs.mixedJvmNamesSystemExit().dump();
+    String name = "Lorg/jitdumpagent/workloads/Unicode;gr\u00f6\u00dfe(I)I";
+    assertFalse(d.loadsNamed(name).isEmpty(), "no load named " + name + d.describe("Unicode"));
+  }
+
+  @Test
+  @Disabled("agent bug (reported): names are copied from JVMTI's modified UTF-8 unconverted, so a supplementary"
+            + " character is written as a 6-byte surrogate pair (ed a0 b5 ed b2 9c) instead of UTF-8 (f0 9d 92 9c)")
+  void supplementaryCharactersAreUtf8() {
+    AgentRun r = AgentRun.spec("unicode-supplementary").jvm(Runs.COMPILE_COMMANDS)
+        .main(Runs.PKG + "Unicode", "supp").run().expectExit(0);
+    String name = Runs.PKG + "Unicode.\uD835\uDC9C(int)";
+    assertFalse(r.dump().loadsNamed(name).isEmpty(), "no load named " + name + r.dump().describe("Unicode"));
+  }
+}
