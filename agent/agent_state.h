@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "agent/clock.h"
 #include "agent/method_cache.h"
 #include "agent/options.h"
 #include "agent/record_queue.h"
@@ -40,7 +41,5 @@ AgentState* State();
 jvmtiError EnableEvents(AgentState* state);
 // Replays already compiled and generated code (late attach), on the calling thread.
 void ReplayExistingCode(AgentState* state);
-
-uint64_t MonotonicNanos();
 
 }  // namespace jitdump_agent

@@ -2,7 +2,6 @@
 // records from what is valid only during the callback (code bytes, compile_info) and queues
 // them. No file I/O, no waiting for the writer, and nothing thrown escapes into the JVM.
 #include <jvmti.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "agent/agent_state.h"
@@ -119,12 +118,6 @@ void JNICALL OnCompiledMethodUnload(jvmtiEnv*, jmethodID method, const void* cod
 void JNICALL OnVMDeath(jvmtiEnv*, JNIEnv*);
 
 }  // namespace
-
-uint64_t MonotonicNanos() {
-  struct timespec ts;
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 void CloseOutput(AgentState* s);
 

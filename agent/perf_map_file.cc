@@ -54,8 +54,10 @@ long PerfMapFile::Flush() {
   return ok ? count : -1;
 }
 
-jitdump::Status PerfMapFile::Compact(const std::function<void(const LiveVisitor&)>& for_each_live) {
+jitdump::Status PerfMapFile::Compact(const std::function<void(const LiveVisitor&)>& for_each_live,
+                                     uint64_t now_ns) {
   if (fd_ < 0) return jitdump::Status::Ok();
+  last_compaction_ns_ = now_ns;
   // mkostemp creates a fresh, unpredictable name with O_EXCL: nothing planted can be followed.
   std::string temp = path_ + ".XXXXXX";
   const int fd = ::mkostemp(temp.data(), O_CLOEXEC | O_APPEND);

@@ -30,12 +30,16 @@ class PerfMapFile {
   void MarkStale() { ++stale_; }
   // Writes buffered lines; returns the number written, or -1 on error.
   long Flush();
-  bool WantsCompaction() const { return stale_ > 1024 && stale_ > lines_ / 2; }
+  // Stale lines (code since unloaded) are removed within about a second, or at once when they
+  // pile up, so a reader never sees an old method at a reused address for long.
+  bool WantsCompaction(uint64_t now_ns) const {
+    return stale_ > 0 && (stale_ >= 4096 || now_ns - last_compaction_ns_ >= 1000000000ull);
+  }
 
   // Rewrites the file with exactly the entries `for_each_live` produces (it calls the given
   // function once per live entry, in address order).
   using LiveVisitor = std::function<void(uint64_t, uint64_t, std::string_view)>;
-  jitdump::Status Compact(const std::function<void(const LiveVisitor&)>& for_each_live);
+  jitdump::Status Compact(const std::function<void(const LiveVisitor&)>& for_each_live, uint64_t now_ns);
   void Close();
 
   uint64_t lines() const { return lines_; }
@@ -48,6 +52,7 @@ class PerfMapFile {
   std::string buffer_;
   uint64_t lines_ = 0;  // lines in the file now
   uint64_t stale_ = 0;  // of which describe unloaded code
+  uint64_t last_compaction_ns_ = 0;
 };
 
 }  // namespace jitdump_agent

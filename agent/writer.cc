@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "agent/clock.h"
 #include "agent/log.h"
 #include "agent/names.h"
 #include "jitdump/encoder.h"
@@ -182,9 +183,11 @@ void Writer::PrepareLoad(Batch& batch) {
 }
 
 void Writer::CompactPerfMap() {
-  const jitdump::Status status = perf_map_.Compact([this](const PerfMapFile::LiveVisitor& visit) {
-    for (const auto& [addr, code] : live_) visit(addr, code.size, PerfMapName(code.name));
-  });
+  const jitdump::Status status = perf_map_.Compact(
+      [this](const PerfMapFile::LiveVisitor& visit) {
+        for (const auto& [addr, code] : live_) visit(addr, code.size, PerfMapName(code.name));
+      },
+      MonotonicNanos());
   if (status.ok()) {
     stats_.perfmap_compactions.Add();
   } else if (g_perfmap_warning.First()) {
@@ -264,7 +267,7 @@ size_t Writer::ProcessAvailable() {
     if (lines < 0 && g_perfmap_warning.First()) {
       Log(LogLevel::kWarn, "cannot write %s (%s)", perf_map_.path().c_str(), std::strerror(errno));
     }
-    if (perf_map_.WantsCompaction()) CompactPerfMap();
+    if (perf_map_.WantsCompaction(MonotonicNanos())) CompactPerfMap();
   }
   return processed;
 }

@@ -154,7 +154,8 @@ TEST_F(WriterTest, PerfMapHoldsOnlyLiveCodeAtExit) {
   std::stringstream text;
   text << in.rdbuf();
   EXPECT_EQ(text.str(), "1040 20 reused.Here()\n3000 80 live.Method(int[])\n");
-  EXPECT_EQ(stats.perfmap_compactions.Get(), 1u);
+  // At least the final compaction; a stale line also triggers one mid-run.
+  EXPECT_GE(stats.perfmap_compactions.Get(), 1u);
 }
 
 TEST_F(WriterTest, BudgetOverflowIsCountedNotSilent) {
