@@ -6,7 +6,8 @@
 Exit status: 0 pass, 1 fail, 77 skip (meson's convention).
 Tests: attach_replay, attach_replay_jdk21plus, attach_twice, attach_after_agentpath,
 java_tool_options, config_precedence, perfmap_unload, perfmap_files, namespace_perf,
-namespace_perf_alive, namespace_attach.
+namespace_perf_alive, namespace_attach, attach_refused_jdk21plus,
+attach_other_user.
 """
 
 import argparse
@@ -288,7 +289,7 @@ def test_attach_replay(env):
     check("jitdumpagent" not in err, f"the agent printed on the JVM's stderr: {err}")
 
 
-def test_attach_replay_jdk21plus(env):
+def newest_jdk21plus():
     candidates = []
     for home in glob.glob("/usr/lib/jvm/*"):
         java = os.path.join(home, "bin", "java")
@@ -300,6 +301,54 @@ def test_attach_replay_jdk21plus(env):
         raise Skip("no JDK 21+ under /usr/lib/jvm")
     major, java = max(candidates)
     note(f"using JDK {major}: {java}")
+    return major, java
+
+
+def test_attach_refused_jdk21plus(env):
+    """-XX:-EnableDynamicAgentLoading: scripts/attach fails clearly, the JVM runs on."""
+    major, java = newest_jdk21plus()
+    stop = env.path("stop")
+    p = env.start_java(["Workload", "20000", stop], java=java, jvm_flags=["-XX:-EnableDynamicAgentLoading"])
+    pid = int(wait_line(p, "ready").split()[1])
+    r = attach(env, pid, f"dir={env.path('out')}")
+    check(r.returncode != 0, "attach should fail")
+    check("refuses dynamic agents" in r.stderr and "-XX:+EnableDynamicAgentLoading" in r.stderr,
+          "the failure does not explain the remedy")
+    check(not os.path.exists(env.path("out")), "the refused agent wrote output")
+    open(stop, "w").close()
+    rc, _, err = finish(p)
+    check(rc == 0, f"the JVM did not survive the refused attach: {rc} {err}")
+
+
+def test_attach_other_user(env):
+    """Run as root against a JVM of another user: jcmd runs as that user, files belong to it."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        raise Skip("needs root and setpriv")
+    out = tempfile.mkdtemp(prefix="integ-nobody-", dir="/tmp")
+    env.cleanup_paths.append(out)
+    os.chown(out, 65534, 65534)
+    stop = os.path.join(out, "stop")
+    command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--", env.java, "-cp", env.classes,
+               "Workload", "20000", stop]
+    p = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env.clean_env(HOME=out), cwd=out)
+    env.processes.append(p)
+    pid = int(wait_line(p, "ready").split()[1])
+    env.cleanup_paths.append(f"/tmp/perf-{pid}.map")
+    r = attach(env, pid, f"dir={out}/jit,perfmap=on")
+    check(r.returncode == 0, "attach to another user's JVM failed")
+    open(stop, "w").close()
+    rc, _, err = finish(p)
+    check(rc == 0 and "jitdumpagent" not in err, f"exit {rc}: {err}")
+    for path in (one_dump(os.path.join(out, "jit")), f"/tmp/perf-{pid}.map"):
+        st = os.stat(path)
+        check(st.st_uid == 65534 and (st.st_mode & 0o777) == 0o600, f"{path}: uid {st.st_uid} mode {st.st_mode:o}")
+    entries = read_map(f"/tmp/perf-{pid}.map")
+    check(any(simple_method(e[2]) == "Workload.mix" for e in entries), "Workload.mix missing")
+
+
+def test_attach_replay_jdk21plus(env):
+    major, java = newest_jdk21plus()
     err = replay_test(env, java=java)
     check("A JVM TI agent has been loaded dynamically" in err, f"JEP 451 warning expected on JDK {major}: {err}")
 
