@@ -9,7 +9,8 @@
 // plus the length of perf's CODE_LOAD name ("Lpkg/Class;name(sig)ret") and of stub names.
 // The run script turns this into perf-format sizes and a byte-weighted line accuracy for both
 // formats. Output (text): F idx file | L addr size perf_name_len | P pc perf_file perf_line
-// true_file true_line (file -1: none) | S addr size name_len.
+// true_file true_line (file -1: none) | M frames distinct_methods (after a load's P lines) |
+// S addr size name_len.
 //   -agentpath:.../libpcdesc_probe.so=/path/out.txt
 #include <jvmti.h>
 #include <jvmticmlr.h>
@@ -107,12 +108,16 @@ void JNICALL OnLoad(jvmtiEnv*, jmethodID method, jint code_size, const void* cod
   const MethodData& root = Lookup(method);
   std::fprintf(g_out, "L %lx %d %zu\n", static_cast<unsigned long>(reinterpret_cast<uintptr_t>(code_addr)),
                code_size, root.perf_name_len);
+  size_t frames = 0;
+  std::vector<jmethodID> distinct;
   for (auto* h = static_cast<const jvmtiCompiledMethodLoadRecordHeader*>(compile_info); h; h = h->next) {
     if (h->kind != JVMTI_CMLR_INLINE_INFO) continue;
     const auto* rec = reinterpret_cast<const jvmtiCompiledMethodLoadInlineRecord*>(h);
     for (jint i = 0; rec->pcinfo && i < rec->numpcs; ++i) {
       const PCStackInfo& info = rec->pcinfo[i];
       if (info.numstackframes <= 0 || !info.methods || !info.bcis) continue;
+      frames += static_cast<size_t>(info.numstackframes);
+      for (jint j = 0; j < info.numstackframes; ++j) distinct.push_back(info.methods[j]);
       const MethodData& leaf = Lookup(info.methods[0]);
       int pf = -1, pl = 0;
       if (!leaf.lines.empty()) {
@@ -132,6 +137,10 @@ void JNICALL OnLoad(jvmtiEnv*, jmethodID method, jint code_size, const void* cod
                    pf, pl, tf, tl);
     }
   }
+  // How many method lookups a callback makes (one per frame) against how many it needs.
+  std::sort(distinct.begin(), distinct.end());
+  const size_t unique = static_cast<size_t>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+  std::fprintf(g_out, "M %zu %zu\n", frames, unique);
 }
 
 void JNICALL OnStub(jvmtiEnv*, const char* name, const void* address, jint length) {
