@@ -48,6 +48,15 @@ int main(int argc, char** argv) {
     ok &= Write(dir + "/truncated.dump", bytes);
   }
 
+  {
+    // Code cache reuse: two methods at the same address, one after the other (1 s and 2 s).
+    Builder b;
+    b.Header(1, 40, 500000000);
+    b.Load(1000000000, 0x5000, 0x100, 0, "first");
+    b.Load(2000000000, 0x5000, 0x100, 1, "second");
+    ok &= Write(dir + "/reuse.dump", b.bytes());
+  }
+
   // Corrupt files, one defect each.
   {
     Builder b;

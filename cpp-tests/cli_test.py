@@ -257,6 +257,29 @@ def scenario_node_fold(d):
     expect(check.rstrip().endswith("valid, 56 records, 0 errors, 8 warnings"), check[-200:])
 
 
+REUSE_SCRIPT = """\
+java  7/8 [000]     1.500000:          1 cpu-clock:u:
+\t            5010 [unknown] (/tmp/perf-7.map)
+
+java  7/8 [000]     2.500000000:          1 cpu-clock:u:
+\t            5010 [unknown] (/tmp/perf-7.map)
+
+java  7/8 [000]     0.250000:          1 cpu-clock:u:
+\t            5010 [unknown] (/tmp/perf-7.map)
+
+java 7/8
+\t5020 [unknown] (/tmp/perf-7.map)
+"""
+
+
+def scenario_fold_time(d):
+    """A sample maps to the code that was at its address at the sample's time."""
+    out, err = expect_rc(["fold", os.path.join(d, "reuse.dump")], 0, stdin=REUSE_SCRIPT)
+    # 1.5 s -> first; 2.5 s -> second; 0.25 s (before both) and no time -> final state (second)
+    expect(out == "java;first 1\njava;second 3\n", "time-aware fold:\n" + out)
+    expect("1 resolved to earlier code by sample time" in err, err)
+
+
 def main():
     global TOOL, FIXTURES
     if len(sys.argv) != 5:

@@ -655,6 +655,22 @@ TEST(ReaderQuery, LatestLoadCoveringAnAddressWins) {
   EXPECT_EQ(it->second.end, 0x1080u);
 }
 
+TEST(ReaderQuery, LoadAtATimeFollowsCodeCacheReuse) {
+  Builder b;
+  b.Header();
+  b.Load(100, 0x1000, 0x100, 0, "first");
+  b.Load(300, 0x1000, 0x100, 1, "second");
+  b.Load(200, 0x1000, 0x80, 2, "backdated");  // file order wins among qualifying loads
+  const JitDump dump = Parse(b.bytes());
+  EXPECT_EQ(FindLoadAt(dump, 0x1010, 50), -1);
+  EXPECT_EQ(FindLoadAt(dump, 0x1010, 150), 0);
+  EXPECT_EQ(FindLoadAt(dump, 0x1010, 250), 2);
+  EXPECT_EQ(FindLoadAt(dump, 0x1090, 250), 0);
+  EXPECT_EQ(FindLoadAt(dump, 0x1090, 350), 1);
+  EXPECT_EQ(FindLoadAt(dump, 0x1010, 350), 2);
+  EXPECT_EQ(FindLoad(dump, 0x1010), 2);
+}
+
 TEST(ReaderQuery, InlineChainInnermostFirstWithCallLines) {
   const Builder b = testing::InlineExample();
   const JitDump dump = Parse(b.bytes());

@@ -741,6 +741,17 @@ int64_t FindLoad(const JitDump& dump, uint64_t addr) {
   return -1;
 }
 
+int64_t FindLoadAt(const JitDump& dump, uint64_t addr, uint64_t timestamp) {
+  for (size_t i = dump.records.size(); i-- > 0;) {
+    const LoadBody* load = dump.records[i].load();
+    if (load != nullptr && dump.records[i].timestamp <= timestamp && addr >= load->code_addr &&
+        addr - load->code_addr < load->code_size) {
+      return static_cast<int64_t>(i);
+    }
+  }
+  return -1;
+}
+
 bool FindLine(const JitDump& dump, size_t load_index, uint64_t addr, std::string* file, uint32_t* line) {
   const LoadBody* load = dump.records[load_index].load();
   if (load == nullptr || addr < load->code_addr) return false;

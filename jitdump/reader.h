@@ -149,6 +149,11 @@ struct InlineFrame {
 // CODE_LOAD covering it, or -1.
 int64_t FindLoad(const JitDump& dump, uint64_t addr);
 
+// The load covering `addr` at time `timestamp`: the latest CODE_LOAD in file order that covers
+// it and whose record timestamp is <= timestamp, or -1. (Records need not be in timestamp
+// order; file order decides between loads that both qualify.) O(records).
+int64_t FindLoadAt(const JitDump& dump, uint64_t addr, uint64_t timestamp);
+
 // The final state of the address space: for every address, the latest load covering it
 // (later loads split or hide earlier ones).
 class CodeMap {

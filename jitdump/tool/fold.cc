@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <unordered_map>
 #include <vector>
 
 namespace jitdump::tool {
@@ -76,6 +78,22 @@ std::string CleanName(std::string_view name) {
 
 }  // namespace
 
+bool ParseSampleTime(std::string_view token, uint64_t* ns) {
+  if (token.empty() || token.back() != ':') return false;
+  token.remove_suffix(1);
+  const size_t dot = token.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 >= token.size()) return false;
+  const std::string_view whole = token.substr(0, dot);
+  std::string_view fraction = token.substr(dot + 1);
+  if (!AllDigits(whole) || !AllDigits(fraction) || whole.size() > 10 || fraction.size() > 9) return false;
+  uint64_t seconds = 0;
+  for (char c : whole) seconds = seconds * 10 + static_cast<uint64_t>(c - '0');
+  uint64_t nanos = 0;
+  for (size_t i = 0; i < 9; ++i) nanos = nanos * 10 + (i < fraction.size() ? static_cast<uint64_t>(fraction[i] - '0') : 0);
+  *ns = seconds * 1000000000ull + nanos;
+  return true;
+}
+
 bool ParseFrameLine(std::string_view line, ScriptFrame* frame) {
   line = Trim(line);
   const size_t space = line.find_first_of(" \t");
@@ -110,10 +128,40 @@ struct Sample {
   std::vector<ScriptFrame> frames;  // innermost first, as perf prints them
   bool active = false;
   bool frame_from_header = false;  // replaced by the callchain when indented frames follow
+  std::optional<uint64_t> time_ns;  // when perf script printed the time field
 };
 
-void Flush(Sample& sample, const JitDump& dump, const CodeMap& map, std::map<std::string, uint64_t>& stacks,
-           FoldStats& stats) {
+// Loads covering an address, in file order, computed on first use.
+using CoverCache = std::unordered_map<uint64_t, std::vector<size_t>>;
+
+// The load for a JIT frame: the final state of the address, unless the sample is older than that
+// load; then the latest load covering the address that existed at the sample's time (code cache
+// addresses are reused). Samples older than every covering load keep the final state.
+int64_t LoadForFrame(const JitDump& dump, const CodeMap& map, CoverCache& cache, uint64_t addr,
+                     std::optional<uint64_t> time_ns, FoldStats& stats) {
+  const int64_t final_load = map.Find(addr);
+  if (final_load < 0 || !time_ns || dump.records[static_cast<size_t>(final_load)].timestamp <= *time_ns) {
+    return final_load;
+  }
+  auto [it, inserted] = cache.try_emplace(addr);
+  if (inserted) {
+    for (size_t i = 0; i < dump.records.size(); ++i) {
+      const LoadBody* load = dump.records[i].load();
+      if (load != nullptr && addr >= load->code_addr && addr - load->code_addr < load->code_size) it->second.push_back(i);
+    }
+  }
+  for (size_t k = it->second.size(); k-- > 0;) {
+    const size_t index = it->second[k];
+    if (dump.records[index].timestamp <= *time_ns) {
+      if (static_cast<int64_t>(index) != final_load) ++stats.time_resolved;
+      return static_cast<int64_t>(index);
+    }
+  }
+  return final_load;
+}
+
+void Flush(Sample& sample, const JitDump& dump, const CodeMap& map, CoverCache& cache,
+           std::map<std::string, uint64_t>& stacks, FoldStats& stats) {
   if (!sample.active || sample.frames.empty()) {
     sample = Sample{};
     return;
@@ -121,7 +169,8 @@ void Flush(Sample& sample, const JitDump& dump, const CodeMap& map, std::map<std
   std::string stack = CleanName(sample.comm.empty() ? "[unknown]" : sample.comm);
   for (size_t i = sample.frames.size(); i-- > 0;) {
     const ScriptFrame& frame = sample.frames[i];
-    const int64_t load = MaybeJitDso(frame.dso) ? map.Find(frame.addr) : -1;
+    const int64_t load =
+        MaybeJitDso(frame.dso) ? LoadForFrame(dump, map, cache, frame.addr, sample.time_ns, stats) : -1;
     if (load >= 0) {
       ++stats.jit_frames;
       const std::vector<InlineFrame> chain = InlineChain(dump, static_cast<size_t>(load), frame.addr);
@@ -147,10 +196,11 @@ void Flush(Sample& sample, const JitDump& dump, const CodeMap& map, std::map<std
 void FoldPerfScript(std::istream& in, const JitDump& dump, const CodeMap& map,
                     std::map<std::string, uint64_t>& stacks, FoldStats& stats) {
   Sample sample;
+  CoverCache cache;
   std::string line;
   while (std::getline(in, line)) {
     if (Trim(line).empty()) {
-      Flush(sample, dump, map, stacks, stats);
+      Flush(sample, dump, map, cache, stacks, stats);
       continue;
     }
     const bool indented = line[0] == ' ' || line[0] == '\t';
@@ -165,7 +215,7 @@ void FoldPerfScript(std::istream& in, const JitDump& dump, const CodeMap& map,
     }
     if (indented) continue;  // not a frame: ignore
     // A new sample header: "comm pid[/tid] [more fields]".
-    Flush(sample, dump, map, stacks, stats);
+    Flush(sample, dump, map, cache, stacks, stats);
     sample.active = true;
     const std::vector<std::string_view> tokens = Split(line);
     size_t pid_at = tokens.size();
@@ -178,6 +228,13 @@ void FoldPerfScript(std::istream& in, const JitDump& dump, const CodeMap& map,
     if (pid_at == tokens.size()) {
       sample.comm = tokens.empty() ? "" : std::string(tokens[0]);
       continue;
+    }
+    for (size_t i = pid_at + 1; i < tokens.size(); ++i) {
+      uint64_t ns;
+      if (ParseSampleTime(tokens[i], &ns)) {
+        sample.time_ns = ns;
+        break;
+      }
     }
     const size_t comm_end = static_cast<size_t>(tokens[pid_at].data() - line.data());
     sample.comm = std::string(Trim(std::string_view(line).substr(0, comm_end)));
@@ -194,7 +251,7 @@ void FoldPerfScript(std::istream& in, const JitDump& dump, const CodeMap& map,
       }
     }
   }
-  Flush(sample, dump, map, stacks, stats);
+  Flush(sample, dump, map, cache, stacks, stats);
 }
 
 }  // namespace jitdump::tool

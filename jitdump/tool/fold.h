@@ -16,12 +16,16 @@ struct FoldStats {
   uint64_t samples = 0;
   uint64_t jit_frames = 0;       // frames whose address fell in a code load
   uint64_t expanded_frames = 0;  // of those, frames expanded through a DEBUG_INFO2 record
+  uint64_t time_resolved = 0;    // JIT frames mapped to an earlier load because of the sample time
 };
 
 // Reads perf script text from `in` and adds one count per sample to `stacks`
 // ("comm;outermost;...;innermost" -> count). See the CLI help for the accepted format.
 void FoldPerfScript(std::istream& in, const JitDump& dump, const CodeMap& map,
                     std::map<std::string, uint64_t>& stacks, FoldStats& stats);
+
+// "12345.678901:" (perf script's time field) -> nanoseconds.
+bool ParseSampleTime(std::string_view token, uint64_t* ns);
 
 // One frame line ("7f12ab sym+0x10 (/tmp/perf-1.map)") split into address, symbol and dso.
 struct ScriptFrame {

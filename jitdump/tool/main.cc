@@ -79,7 +79,10 @@ const char kFoldUsage[] =
     "A frame whose DSO is absent, [unknown], a perf map, a jitted-*.so or anonymous memory and whose\n"
     "address lies in a CODE_LOAD of FILE is a JIT frame: with a DEBUG_INFO2 record it becomes its\n"
     "inline chain outermost -> innermost; otherwise it keeps perf's symbol (the load's name if perf\n"
-    "said [unknown]). Other frames keep perf's symbol. ';' in names becomes ','.\n";
+    "said [unknown]). Other frames keep perf's symbol. ';' in names becomes ','.\n"
+    "When the header line carries perf's time field (SECONDS.FRACTION:, as in the default output;\n"
+    "record with -k mono so it is the dump's clock), a frame older than the code now at its address\n"
+    "maps to the latest load that existed at that time (code cache addresses are reused).\n";
 
 struct Args {
   bool json = false;
@@ -490,8 +493,10 @@ int Fold(const Args& args) {
   std::string out;
   for (const auto& [stack, count] : stacks) out += stack + " " + U64(count) + "\n";
   std::fputs(out.c_str(), stdout);
-  std::fprintf(stderr, "jitdump fold: %" PRIu64 " samples, %" PRIu64 " JIT frames, %" PRIu64 " expanded inline\n",
-               stats.samples, stats.jit_frames, stats.expanded_frames);
+  std::fprintf(stderr,
+               "jitdump fold: %" PRIu64 " samples, %" PRIu64 " JIT frames, %" PRIu64 " expanded inline, %" PRIu64
+               " resolved to earlier code by sample time\n",
+               stats.samples, stats.jit_frames, stats.expanded_frames, stats.time_resolved);
   return kOk;
 }
 
