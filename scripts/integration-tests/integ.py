@@ -60,6 +60,8 @@ class Env:
         self.tmp = tempfile.mkdtemp(prefix="integ-", dir=self.work)
         self.processes = []
         self.cleanup_paths = []
+        PERF_HOME[0] = self.path("home")
+        os.makedirs(PERF_HOME[0])
 
     def compile(self):
         sources = sorted(glob.glob(os.path.join(HERE, "java", "*.java")))
@@ -526,7 +528,9 @@ def test_perfmap_unload(env):
     out = env.path("out")
     go, stop = env.path("go"), env.path("stop")
     stats = env.path("stats.json")
-    flags = [f"-agentpath:{env.agent}=dir={out},perfmap={out},stats={stats}", "-Xlog:class+unload=info:file=" +
+    # backdate=off: load timestamps are the event times, compared with the codelist time below.
+    flags = [f"-agentpath:{env.agent}=dir={out},perfmap={out},stats={stats},backdate=off",
+             "-Xlog:class+unload=info:file=" +
              env.path("unload.log")]
     p = env.start_java(["Unload", "900", go, stop], jvm_flags=flags)
     loaded = wait_line(p, "loaded", timeout=120)
@@ -540,6 +544,7 @@ def test_perfmap_unload(env):
     check(workers_live >= 100, f"the mid-run map shows only {workers_live} Worker entries")
     open(go, "w").close()
     wait_line(p, "ready", timeout=120)
+    codelist_time = time.monotonic_ns()  # CLOCK_MONOTONIC, the dump's clock
     alive = codelist(pid, env.clean_env())
     # Stale entries passed the threshold: the map was compacted while the JVM runs.
     running = read_map(map_path)
@@ -566,12 +571,17 @@ def test_perfmap_unload(env):
     stale = [e for e in entries if e[2].startswith("Unload$Worker")]
     check(not stale, f"{len(stale)} map entries point at unloaded code: {stale[:5]}")
     methods = [e for e in entries if METHOD_NAME.match(e[2])]
+    last_load = {}
+    for l in dump["loads"]:
+        last_load[l.addr] = l.timestamp
     not_alive = [e for e in methods if e[0] not in alive]
+    # The JVM idles between Compiler.codelist and its exit, but may still compile a little
+    # (a native wrapper, an OSR method): only code loaded before the list was taken must be in it.
+    unexplained = [e for e in not_alive if last_load.get(e[0], 0) < codelist_time]
     note(f"final map: {len(entries)} lines, {len(methods)} methods, {len(alive)} nmethods in the code cache, "
-         f"{len(not_alive)} map methods not in the code cache")
-    # The JVM idles between Compiler.codelist and its exit, so both describe the same code cache.
-    check(not not_alive, f"map entries for code that is no longer in the code cache: "
-          f"{[(hex(a), n) for a, _, n in not_alive[:10]]}")
+         f"{len(not_alive)} map methods not in it, of which {len(not_alive) - len(unexplained)} compiled after the list")
+    check(not unexplained, f"map entries for code that is no longer in the code cache: "
+          f"{[(hex(a), n) for a, _, n in unexplained[:10]]}")
     live_methods = set(alive)
     method_starts = {e[0] for e in methods}
     covered = sum(1 for a in live_methods if a in method_starts)
@@ -638,9 +648,20 @@ def test_perfmap_files(env):
 PERF_SCRIPT_LINE = re.compile(r"^\s*(\d+)\s+([0-9a-f]+)\s+(.*)\s+\((.*)\)\s*$")
 
 
+def perf_env():
+    """perf's build-id cache ($HOME/.debug) goes to the test's own directory, not root's home."""
+    env = dict(os.environ)
+    env["HOME"] = PERF_HOME[0]
+    return env
+
+
+PERF_HOME = [None]
+
+
 def perf_samples(perf_data, pid):
     """[(symbol, dso)] of pid's user-space samples."""
-    r = run(["perf", "script", "-i", perf_data, "--pid", str(pid), "-F", "pid,ip,sym,dso"], timeout=300)
+    r = run(["perf", "script", "-i", perf_data, "--pid", str(pid), "-F", "pid,ip,sym,dso"], timeout=300,
+            env=perf_env())
     check(r.returncode == 0, f"perf script failed: {r.stderr}")
     samples = []
     for line in r.stdout.splitlines():
@@ -667,7 +688,7 @@ def need_namespace_perf():
     for tool in ("perf", "unshare"):
         if shutil.which(tool) is None:
             raise Skip(f"{tool} not installed")
-    r = run(["perf", "record", "-k", "1", "-e", "cpu-clock", "-a", "-o", "/dev/null", "--", "true"])
+    r = run(["perf", "record", "-k", "1", "-e", "cpu-clock", "-a", "-o", "/dev/null", "--", "true"], env=perf_env())
     if r.returncode != 0:
         raise Skip(f"perf record -a does not work here: {r.stderr.strip()[:200]}")
 
@@ -708,7 +729,7 @@ def ns_pid_of(hostpid):
 
 def start_perf_record(env, output):
     perf = subprocess.Popen(["perf", "record", "-k", "1", "-e", "cpu-clock", "-F", "999", "-a", "-o", output],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=perf_env())
     env.processes.append(perf)
     time.sleep(1.0)
     check(perf.poll() is None, "perf record died")
@@ -728,7 +749,7 @@ def test_namespace_perf(env):
     perf_data = env.path("perf.data")
     dump_dir = env.path("collected")
     perf = start_perf_record(env, perf_data)
-    p, hostpid = start_in_namespace(env, "Workload 2500", "dir=/tmp/jit,perfmap=on")
+    p, hostpid = start_in_namespace(env, "Workload 4000", "dir=/tmp/jit,perfmap=on")
     nspids = ns_pid_of(hostpid)
     note(f"JVM host pid {hostpid}, NStgid {nspids}")
     check(len(nspids) == 2 and nspids[1] == 1, "the JVM is not pid 1 of its own namespace")
@@ -761,7 +782,7 @@ def test_namespace_perf(env):
     jit, resolved, java = jit_summary(samples, hostpid)
     note(f"[{perf_version}] perf report, JVM exited, map copied to the host name: {len(samples)} samples, "
          f"{len(jit)} JIT, {len(resolved)} resolved, {len(java)} Java-named")
-    check(len(jit) >= 200, "too few JIT samples to judge")
+    check(len(jit) >= 50, "too few JIT samples to judge (is the machine overloaded?)")
     check(len(resolved) >= 0.95 * len(jit), "JIT samples unresolved with the host map copy")
     check(any(simple_method(s) in ("Workload.sumMixed", "Workload.mix", "Workload.mapWork") for s, _ in java),
           "no Workload method among the samples")
@@ -786,7 +807,7 @@ def test_namespace_perf(env):
              perf_data, filtered], timeout=300)
     check(r.returncode == 0, f"collect fix-perf-data failed: {r.stderr}")
     plain = env.path("perf.plain.data")
-    r = run(["perf", "inject", "--jit", "-i", filtered, "-o", plain], timeout=300)
+    r = run(["perf", "inject", "--jit", "-i", filtered, "-o", plain], timeout=300, env=perf_env())
     check(r.returncode == 0, f"perf inject failed: {r.stderr}")
     plain_jitted = [d for s, d in perf_samples(plain, hostpid) if "/jitted-" in d]
     note(f"plain perf inject --jit: {len(plain_jitted)} samples in jitted-*.so")
@@ -796,7 +817,7 @@ def test_namespace_perf(env):
     # 4) collect inject: marker rewritten to the host copy, perf inject accepts it.
     injected = env.path("perf.jit.data")
     r = run([os.path.join(env.scripts, "collect"), "inject", "--dump-dir", dump_dir, "--only-pid", str(hostpid),
-             "-i", perf_data, "-o", injected], timeout=300)
+             "-i", perf_data, "-o", injected], timeout=300, env=perf_env())
     note(r.stdout + r.stderr)
     check(r.returncode == 0, "collect inject failed")
     samples = perf_samples(injected, hostpid)
@@ -827,11 +848,11 @@ def test_namespace_perf_alive(env):
         jit, resolved, java = jit_summary(samples, hostpid)
         note(f"perf report, JVM alive, no host files: {len(jit)} JIT samples, {len(resolved)} resolved "
              f"(through /proc/{hostpid}/root/tmp/perf-1.map)")
-        check(len(jit) >= 200 and len(resolved) >= 0.95 * len(jit), "live container map not used")
+        check(len(jit) >= 50 and len(resolved) >= 0.95 * len(jit), "live container map not used")
         injected = env.path("perf.jit.data")
         # Nothing is redirected (the JVM lives); --only-pid only hides other processes' markers.
         r = run([os.path.join(env.scripts, "collect"), "inject", "--only-pid", str(hostpid), "-i", perf_data,
-                 "-o", injected], timeout=300)
+                 "-o", injected], timeout=300, env=perf_env())
         check(r.returncode == 0, f"perf inject failed: {r.stdout}{r.stderr}")
         # The ELF files land in the container's dump directory (perf enters its mount namespace).
         samples = perf_samples(injected, hostpid)
