@@ -63,5 +63,15 @@ class UnloadTest {
     assertTrue(lines.stream().noneMatch(l -> l.contains("victim.Victim")),
                "unloaded Victim code is still in the compacted perf map " + map);
     assertEquals(0, run.stat("lost.total") - run.stat("lost.after_close"), "lost: " + run.stats());
+    // Every line is a load from the dump: same start, size and name.
+    java.util.Set<String> loads = run.dump().codeLoads().stream()
+        .map(l -> Long.toHexString(l.codeAddr) + " " + Long.toHexString(l.codeSize) + " " + l.name)
+        .collect(Collectors.toSet());
+    for (String line : lines) {
+      String[] f = line.split(" ", 3);
+      assertEquals(3, f.length, "malformed perf map line '" + line + "'");
+      String key = Long.toHexString(Long.parseUnsignedLong(f[0], 16)) + " " + Long.toHexString(Long.parseLong(f[1], 16)) + " " + f[2];
+      assertTrue(loads.contains(key), "perf map line '" + line + "' matches no CODE_LOAD in the dump");
+    }
   }
 }
