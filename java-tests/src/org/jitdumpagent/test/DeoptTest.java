@@ -58,9 +58,10 @@ class DeoptTest {
   }
 
   @Test
-  void dumpStaysConsistent() {
+  void dumpStaysConsistent() throws Exception {
     JitDump d = run.dump();
     assertEquals(run.stat("written.code_loads"), d.count(JitDump.CODE_LOAD));
     assertEquals(JitDump.CODE_CLOSE, d.records.get(d.records.size() - 1).id, "CLOSE last");
+    ToolCheckTest.assertChecks(run);
   }
 }

@@ -18,6 +18,11 @@ class ExitPathsTest {
     assertEquals(JitDump.CODE_CLOSE, d.records.get(d.records.size() - 1).id, "CLOSE is not last\n" + r.describe());
     assertEquals(r.stat("written.code_loads"), d.count(JitDump.CODE_LOAD), "stats vs dump\n" + r.describe());
     assertFalse(d.loadsNamed("Interpreter").isEmpty(), "no Interpreter load");
+    try {
+      ToolCheckTest.assertChecks(r);
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
   }
 
   @Test

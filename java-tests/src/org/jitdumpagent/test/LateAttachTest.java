@@ -51,6 +51,11 @@ class LateAttachTest {
   }
 
   @Test
+  void jitdumpCheckAccepts() throws Exception {
+    ToolCheckTest.assertChecks(run);
+  }
+
+  @Test
   void codeCompiledBeforeTheAttachIsReplayed() {
     JitDump d = run.dump();
     assertTrue(run.stat("events.replayed") > 0, "no replayed events: " + run.stats());

@@ -44,6 +44,11 @@ class UnloadTest {
   }
 
   @Test
+  void jitdumpCheckAccepts() throws Exception {
+    ToolCheckTest.assertChecks(run);
+  }
+
+  @Test
   void unloadEventsWereCounted() {
     long victimLoads = run.dump().loadsNamed(VICTIM).size();
     assertTrue(run.stat("events.compiled_method_unload") >= victimLoads,
