@@ -62,7 +62,10 @@ jitdump::Status PerfMapFile::Compact(const std::function<void(const LiveVisitor&
   std::string temp = path_ + ".XXXXXX";
   const int fd = ::mkostemp(temp.data(), O_CLOEXEC | O_APPEND);
   if (fd < 0) return jitdump::Status::Error("mkostemp", errno);
-  (void)::fchmod(fd, mode_);
+  // The compacted file keeps the permissions the map was created with (mode= minus the umask),
+  // so a reader's access does not change at the first compaction.
+  struct stat current;
+  (void)::fchmod(fd, ::fstat(fd_, &current) == 0 ? (current.st_mode & 07777) : mode_);
   std::string text;
   uint64_t count = 0;
   for_each_live([&](uint64_t start, uint64_t size, std::string_view name) {

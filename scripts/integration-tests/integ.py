@@ -86,10 +86,11 @@ class Env:
         env.update(extra)
         return env
 
-    def start_java(self, args, env=None, java=None, jvm_flags=()):
+    def start_java(self, args, env=None, java=None, jvm_flags=(), umask=None):
         command = [java or self.java] + list(jvm_flags) + ["-cp", self.classes] + list(args)
         p = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=env if env is not None else self.clean_env())
+                             env=env if env is not None else self.clean_env(),
+                             preexec_fn=(lambda: os.umask(umask)) if umask is not None else None)
         self.processes.append(p)
         return p
 
@@ -529,10 +530,11 @@ def test_perfmap_unload(env):
     go, stop = env.path("go"), env.path("stop")
     stats = env.path("stats.json")
     # backdate=off: load timestamps are the event times, compared with the codelist time below.
-    flags = [f"-agentpath:{env.agent}=dir={out},perfmap={out},stats={stats},backdate=off",
+    # mode=0664 under umask 027: the files are 0640, and compaction must keep that.
+    flags = [f"-agentpath:{env.agent}=dir={out},perfmap={out},stats={stats},backdate=off,mode=0664",
              "-Xlog:class+unload=info:file=" +
              env.path("unload.log")]
-    p = env.start_java(["Unload", "900", go, stop], jvm_flags=flags)
+    p = env.start_java(["Unload", "900", go, stop], jvm_flags=flags, umask=0o027)
     loaded = wait_line(p, "loaded", timeout=120)
     pid = p.pid
     map_path = os.path.join(out, f"perf-{pid}.map")
@@ -546,9 +548,15 @@ def test_perfmap_unload(env):
     wait_line(p, "ready", timeout=120)
     codelist_time = time.monotonic_ns()  # CLOCK_MONOTONIC, the dump's clock
     alive = codelist(pid, env.clean_env())
-    # Stale entries passed the threshold: the map was compacted while the JVM runs.
-    running = read_map(map_path)
-    stale_running = sum(1 for e in running if e[2].startswith("Unload$Worker"))
+    # The map is compacted while the JVM runs, soon after entries go stale.
+    deadline = time.monotonic() + 5
+    while True:
+        running = read_map(map_path)
+        stale_running = sum(1 for e in running if e[2].startswith("Unload$Worker"))
+        if stale_running == 0 or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    check_map_file(map_path, 0o640)
     note(f"map after the collections, JVM still running: {len(running)} lines, {stale_running} stale")
     check(stale_running == 0, f"{stale_running} stale Worker entries in the map while running")
     open(stop, "w").close()
@@ -566,7 +574,8 @@ def test_perfmap_unload(env):
     dump = read_dump(one_dump(out))
     worker_loads = sum(1 for l in dump["loads"] if l.name.startswith("Unload$Worker.applyAsInt"))
     check(worker_loads >= 900, f"only {worker_loads} Worker loads in the dump")
-    entries = check_map_file(map_path, 0o600)
+    entries = check_map_file(map_path, 0o640)
+    check((os.stat(one_dump(out)).st_mode & 0o777) == 0o640, "the dump's mode is not mode= minus the umask")
     check(not glob.glob(os.path.join(out, f"perf-{pid}.map.*")), "temporary files were left behind")
     stale = [e for e in entries if e[2].startswith("Unload$Worker")]
     check(not stale, f"{len(stale)} map entries point at unloaded code: {stale[:5]}")
