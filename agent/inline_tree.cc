@@ -1,6 +1,6 @@
 #include "agent/inline_tree.h"
 
-#include <algorithm>
+#include <functional>
 
 namespace jitdump_agent {
 namespace {
@@ -16,15 +16,7 @@ uint32_t LineOf(const MethodLines* method, int64_t bci) {
 
 }  // namespace
 
-size_t InlineTreeBuilder::NodeKeyHash::operator()(const NodeKey& k) const {
-  uint64_t h = (uint64_t{k.parent} << 32) ^ k.function_index;
-  h ^= static_cast<uint64_t>(k.caller_bci) * 0x9E3779B97F4A7C15ull;
-  h ^= h >> 29;
-  h *= 0xBF58476D1CE4E5B9ull;
-  return static_cast<size_t>(h ^ (h >> 32));
-}
-
-void InlineTreeBuilder::Reset() {
+void InlineTreeBuilder::Reset(size_t max_entries) {
   info_ = {};
   files_.clear();
   function_names_.clear();
@@ -32,11 +24,13 @@ void InlineTreeBuilder::Reset() {
   calls_.clear();
   ranges_.clear();
   lines_.clear();
-  file_ids_.clear();
-  name_ids_.clear();
-  function_ids_.clear();
-  node_ids_.clear();
+  file_ids_.Reset(max_entries);
+  name_ids_.Reset(max_entries);
+  function_ids_.Reset(max_entries);
+  node_ids_.Reset(max_entries);
+  function_methods_.clear();
   nodes_.clear();
+  node_bcis_.clear();
   pending_ranges_.clear();
   node_range_begin_.clear();
   sorted_ranges_.clear();
@@ -46,36 +40,52 @@ void InlineTreeBuilder::Reset() {
 }
 
 uint32_t InlineTreeBuilder::FileIndex(std::string_view file) {
-  auto [it, inserted] = file_ids_.try_emplace(file, static_cast<uint32_t>(files_.size()));
+  bool inserted = false;
+  const uint32_t id = file_ids_.FindOrInsert(
+      std::hash<std::string_view>{}(file), static_cast<uint32_t>(files_.size()),
+      [&](uint32_t i) { return files_[i] == file; }, &inserted);
   if (inserted) files_.push_back(file);
-  return it->second;
+  return id;
 }
 
 uint32_t InlineTreeBuilder::FunctionIndex(const MethodLines* method) {
-  auto [it, inserted] = function_ids_.try_emplace(method, static_cast<uint32_t>(functions_.size()));
-  if (!inserted) return it->second;
+  bool inserted = false;
+  const uint32_t id = function_ids_.FindOrInsert(
+      reinterpret_cast<uintptr_t>(method), static_cast<uint32_t>(functions_.size()),
+      [&](uint32_t i) { return function_methods_[i] == method; }, &inserted);
+  if (!inserted) return id;
   const std::string_view name = method != nullptr ? std::string_view(method->function) : kUnknownFunction;
   const std::string_view file = method != nullptr ? std::string_view(method->file) : kUnknownFile;
-  auto [name_it, name_inserted] = name_ids_.try_emplace(name, static_cast<uint32_t>(function_names_.size()));
-  if (name_inserted) function_names_.push_back(name);
+  const uint32_t name_index = name_ids_.FindOrInsert(
+      std::hash<std::string_view>{}(name), static_cast<uint32_t>(function_names_.size()),
+      [&](uint32_t i) { return function_names_[i] == name; }, &inserted);
+  if (inserted) function_names_.push_back(name);
   jitdump::SamplyFunctionRecord record{};
-  record.function_name_index = name_it->second;
+  record.function_name_index = name_index;
   record.file_index = FileIndex(file);
   const int32_t first_line = method != nullptr ? method->lines.FirstLine() : 0;
   record.start_line = first_line > 0 ? static_cast<uint32_t>(first_line) : 0;
   record.start_column = 0;
   record.flags = 0;
   functions_.push_back(record);
-  return it->second;
+  function_methods_.push_back(method);
+  return id;
 }
 
 uint32_t InlineTreeBuilder::ChildNode(uint32_t parent, uint32_t function_index, int64_t caller_bci,
                                       uint32_t call_line) {
-  auto [it, inserted] =
-      node_ids_.try_emplace(NodeKey{parent, function_index, caller_bci}, static_cast<uint32_t>(nodes_.size()));
-  if (!inserted) return it->second;
-  const uint32_t id = it->second;
+  const uint64_t hash = (uint64_t{parent} * 0x9E3779B97F4A7C15ull) ^ (uint64_t{function_index} << 20) ^
+                        static_cast<uint64_t>(caller_bci) * 0xC2B2AE3D27D4EB4Full;
+  bool inserted = false;
+  const uint32_t id = node_ids_.FindOrInsert(
+      hash, static_cast<uint32_t>(nodes_.size()),
+      [&](uint32_t i) {
+        return nodes_[i].parent == parent && nodes_[i].function_index == function_index && node_bcis_[i] == caller_bci;
+      },
+      &inserted);
+  if (!inserted) return id;
   nodes_.push_back(Node{parent, function_index, call_line, kNoNode, kNoNode, kNoNode, kNoNode, 0});
+  node_bcis_.push_back(caller_bci);
   // Children stay in insertion order, which is the order of their first address.
   uint32_t& first = parent == kNoNode ? root_first_child_ : nodes_[parent].first_child;
   uint32_t& last = parent == kNoNode ? root_last_child_ : nodes_[parent].last_child;
@@ -136,7 +146,10 @@ void InlineTreeBuilder::EmitTree() {
 const jitdump::InlineDebugInfo* InlineTreeBuilder::Build(uint64_t timestamp, uint64_t code_start,
                                                           uint64_t code_size, const MethodLines& root,
                                                           std::span<const PcSite> sites) {
-  Reset();
+  // Every function, file, name and node comes from one frame (or the root): bound the tables.
+  size_t frame_count = 1;
+  for (const PcSite& site : sites) frame_count += site.frames.size();
+  Reset(frame_count);
   if (code_size == 0 || code_size > UINT32_MAX || code_start > UINT64_MAX - code_size) return nullptr;
   const uint64_t code_end = code_start + code_size;
 

@@ -24,7 +24,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "agent/line_map.h"
@@ -42,6 +41,7 @@ class InlineTreeBuilder {
                                         const MethodLines& root, std::span<const PcSite> sites);
 
  private:
+  static constexpr uint32_t kNoNode = UINT32_MAX;
   struct Node {
     uint32_t parent;          // kNoNode for calls made by the outer function
     uint32_t function_index;
@@ -57,18 +57,44 @@ class InlineTreeBuilder {
     uint32_t start;
     uint32_t end;
   };
-  struct NodeKey {
-    uint32_t parent;
-    uint32_t function_index;
-    int64_t caller_bci;
-    bool operator==(const NodeKey&) const = default;
-  };
-  struct NodeKeyHash {
-    size_t operator()(const NodeKey& k) const;
-  };
-  static constexpr uint32_t kNoNode = UINT32_MAX;
+  // Open-addressing map from a key (compared through a callback) to a dense id. Sized once per
+  // build for the most entries it can get, so it never grows; its slots are reused.
+  class FlatIndex {
+   public:
+    void Reset(size_t max_entries) {
+      size_t capacity = 16;
+      while (capacity < 2 * max_entries) capacity <<= 1;
+      slots_.assign(capacity, kNoNode);
+      mask_ = capacity - 1;
+    }
+    // The id of the entry equal to the key (`equal(id)`), or `new_id` after inserting it.
+    template <typename Equal>
+    uint32_t FindOrInsert(uint64_t hash, uint32_t new_id, const Equal& equal, bool* inserted) {
+      for (size_t i = Mix(hash) & mask_;; i = (i + 1) & mask_) {
+        if (slots_[i] == kNoNode) {
+          slots_[i] = new_id;
+          *inserted = true;
+          return new_id;
+        }
+        if (equal(slots_[i])) {
+          *inserted = false;
+          return slots_[i];
+        }
+      }
+    }
 
-  void Reset();
+   private:
+    static uint64_t Mix(uint64_t h) {
+      h ^= h >> 33;
+      h *= 0xff51afd7ed558ccdull;
+      h ^= h >> 33;
+      return h;
+    }
+    std::vector<uint32_t> slots_;
+    size_t mask_ = 0;
+  };
+
+  void Reset(size_t max_entries);
   uint32_t FileIndex(std::string_view file);
   uint32_t FunctionIndex(const MethodLines* method);
   uint32_t ChildNode(uint32_t parent, uint32_t function_index, int64_t caller_bci, uint32_t call_line);
@@ -84,11 +110,13 @@ class InlineTreeBuilder {
   std::vector<jitdump::SamplyLineRecord> lines_;
 
   // Scratch, cleared (not freed) per build.
-  std::unordered_map<std::string_view, uint32_t> file_ids_;
-  std::unordered_map<std::string_view, uint32_t> name_ids_;
-  std::unordered_map<const MethodLines*, uint32_t> function_ids_;
-  std::unordered_map<NodeKey, uint32_t, NodeKeyHash> node_ids_;
+  FlatIndex file_ids_;
+  FlatIndex name_ids_;
+  FlatIndex function_ids_;
+  FlatIndex node_ids_;
+  std::vector<const MethodLines*> function_methods_;  // per function: its method (null: unknown)
   std::vector<Node> nodes_;
+  std::vector<int64_t> node_bcis_;  // per node: the caller bci that identifies it
   std::vector<PendingRange> pending_ranges_;
   std::vector<uint32_t> node_range_begin_;  // per node: first slot in sorted_ranges_
   std::vector<jitdump::SamplyRangeRecord> sorted_ranges_;
