@@ -78,7 +78,7 @@ void JNICALL OnDynamicCodeGenerated(jvmtiEnv*, const char* name, const void* add
   if (t_replaying) s->stats.replayed_events.Add();
   if (length <= 0) return;  // nothing a sample could land in
   try {
-    const std::string stub_name = StubName(name != nullptr ? name : "");
+    const std::string stub_name = StubName(ModifiedUtf8ToUtf8(name != nullptr ? name : ""));
     LoadInput input;
     input.timestamp = timestamp;
     input.pid = s->pid;

@@ -79,8 +79,11 @@ void MethodCache::Resolve(jmethodID method, MethodInfo& info) {
     return;
   }
   info.resolved = true;
-  info.name = FormatMethodName(style_, class_signature.get(), name.get(), signature.get());
-  info.source.function = FormatMethodName(NameStyle::kSimple, class_signature.get(), name.get(), signature.get());
+  const std::string klass_utf8 = ModifiedUtf8ToUtf8(class_signature.get());
+  const std::string name_utf8 = ModifiedUtf8ToUtf8(name.get());
+  const std::string signature_utf8 = ModifiedUtf8ToUtf8(signature.get());
+  info.name = FormatMethodName(style_, klass_utf8, name_utf8, signature_utf8);
+  info.source.function = FormatMethodName(NameStyle::kSimple, klass_utf8, name_utf8, signature_utf8);
   jlocation start = 0;
   if (jvmti_->GetMethodLocation(method, &start, &info.end_location) != JVMTI_ERROR_NONE) info.end_location = -1;
   if (!want_lines_) return;
@@ -101,7 +104,7 @@ void MethodCache::Resolve(jmethodID method, MethodInfo& info) {
   std::vector<LineNumber> lines;
   lines.reserve(static_cast<size_t>(count));
   for (jint i = 0; i < count; ++i) lines.push_back({table.get()[i].start_location, table.get()[i].line_number});
-  info.source.file = SourcePath(class_signature.get(), source_file.get());
+  info.source.file = SourcePath(klass_utf8, ModifiedUtf8ToUtf8(source_file.get()));
   info.source.lines = LineTable(std::move(lines));
 }
 

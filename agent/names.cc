@@ -1,5 +1,7 @@
 #include "agent/names.h"
 
+#include <cstdint>
+
 namespace jitdump_agent {
 namespace {
 
@@ -45,7 +47,46 @@ void AppendClean(std::string_view text, std::string& out) {
   }
 }
 
+// A 3-byte sequence ED A0..BF xx encodes a UTF-16 surrogate; returns it, or 0.
+uint32_t SurrogateAt(std::string_view s, size_t i) {
+  if (i + 2 >= s.size() || static_cast<unsigned char>(s[i]) != 0xED) return 0;
+  const unsigned char b1 = static_cast<unsigned char>(s[i + 1]), b2 = static_cast<unsigned char>(s[i + 2]);
+  if (b1 < 0xA0 || b1 > 0xBF || (b2 & 0xC0) != 0x80) return 0;
+  return 0xD000u | ((b1 & 0x3Fu) << 6) | (b2 & 0x3Fu);
+}
+
 }  // namespace
+
+std::string ModifiedUtf8ToUtf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == 0xC0 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80) {
+      out.push_back('?');  // an encoded NUL
+      ++i;
+      continue;
+    }
+    const uint32_t high = SurrogateAt(s, i);
+    if (high == 0) {
+      out.push_back(static_cast<char>(c));
+      continue;
+    }
+    const uint32_t low = SurrogateAt(s, i + 3);
+    if (high >= 0xDC00 || low < 0xDC00) {
+      out.push_back('?');  // lone or reversed surrogate
+      i += 2;
+      continue;
+    }
+    const uint32_t cp = 0x10000u + ((high - 0xD800u) << 10) + (low - 0xDC00u);
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    i += 5;
+  }
+  return out;
+}
 
 std::string JavaTypeName(std::string_view descriptor) {
   std::string out;

@@ -19,6 +19,11 @@ namespace jitdump_agent {
 std::string FormatMethodName(NameStyle style, std::string_view class_signature, std::string_view method_name,
                              std::string_view method_signature);
 
+// JVMTI strings are modified UTF-8: characters outside the BMP come as two 3-byte surrogates
+// and NUL as C0 80. perf, folded stacks and editors want standard UTF-8: surrogate pairs are
+// combined into one 4-byte sequence, C0 80 and lone surrogates become '?'.
+std::string ModifiedUtf8ToUtf8(std::string_view text);
+
 // "Ljava/util/HashMap;" -> "java.util.HashMap"; "[I" -> "int[]".
 std::string JavaTypeName(std::string_view field_descriptor);
 

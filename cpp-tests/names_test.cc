@@ -54,6 +54,16 @@ TEST(NamesTest, SourcePathCarriesThePackage) {
   EXPECT_EQ(SourcePath("Lcom/acme/Kt;", "Kt.kt"), "com/acme/Kt.kt");
 }
 
+TEST(NamesTest, ModifiedUtf8BecomesStandardUtf8) {
+  // U+1F600 in modified UTF-8: surrogates D83D DE00, each as a 3-byte sequence.
+  EXPECT_EQ(ModifiedUtf8ToUtf8("a\xED\xA0\xBD\xED\xB8\x80" "b"), "a\xF0\x9F\x98\x80" "b");
+  EXPECT_EQ(ModifiedUtf8ToUtf8("\xC3\xA9t\xC3\xA9"), "\xC3\xA9t\xC3\xA9");  // BMP text is unchanged
+  EXPECT_EQ(ModifiedUtf8ToUtf8("x\xC0\x80y"), "x?y");                            // encoded NUL
+  EXPECT_EQ(ModifiedUtf8ToUtf8("\xED\xA0\xBD" "z"), "?z");                         // lone high surrogate
+  EXPECT_EQ(ModifiedUtf8ToUtf8("\xED\xB8\x80"), "?");                           // lone low surrogate
+  EXPECT_EQ(ModifiedUtf8ToUtf8("\xED"), "\xED");                                 // truncated: left alone
+}
+
 TEST(NamesTest, PerfMapNamesNeverCarrySemicolons) {
   EXPECT_EQ(PerfMapName("Ljava/lang/String;hashCode()I"), "java.lang.String.hashCode()");
   EXPECT_EQ(PerfMapName("LWork;main([Ljava/lang/String;)V"), "Work.main(java.lang.String[])");
