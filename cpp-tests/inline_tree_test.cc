@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstring>
 #include <ostream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -345,6 +346,73 @@ TEST_F(InlineTreeTest, RecursiveInliningUsesOneFunction) {
   // a@a:12 covers both sites (merged), a@a:11 only the second.
   EXPECT_EQ(Vec(info->calls), (std::vector<SamplyInlineCallRecord>{{0, 1, 0, 12, 0}, {1, 1, 0, 11, 0}}));
   EXPECT_EQ(Vec(info->ranges), (std::vector<SamplyRangeRecord>{{0x00, 0x20}, {0x10, 0x10}}));
+}
+
+// Random scope chains: reading the record back (as a consumer walks the DFS list) must give,
+// for every PcDesc range, exactly the chain HotSpot reported and the innermost line.
+TEST(InlineTreePropertyTest, RandomChainsRoundTrip) {
+  std::mt19937 rng(12345);
+  std::vector<MethodLines> methods;
+  for (int i = 0; i < 25; ++i) {
+    std::vector<LineNumber> lines;
+    if (i % 7 != 3) {  // some methods have no line table
+      for (int b = 0; b < 30; b += 3) lines.push_back({b, 1000 * (i + 1) + b});
+    }
+    methods.push_back(Method("m" + std::to_string(i), i % 5 == 4 ? "" : "F" + std::to_string(i % 4) + ".java", lines));
+  }
+  InlineTreeBuilder builder;  // reused across rounds
+  for (int round = 0; round < 200; ++round) {
+    Sites sites;
+    std::vector<std::vector<Frame>> chains;
+    std::vector<uint64_t> ends;
+    uint64_t pc = 0;
+    const int count = 1 + static_cast<int>(rng() % 120);
+    for (int s = 0; s < count; ++s) {
+      std::vector<Frame> frames;
+      const int depth = static_cast<int>(rng() % 8);
+      for (int d = 0; d < depth; ++d) {
+        const int m = static_cast<int>(rng() % 26);  // 25: a null method
+        frames.push_back({m == 25 ? nullptr : &methods[m], static_cast<int64_t>(rng() % 34) - 3});
+      }
+      frames.push_back({&methods[0], static_cast<int64_t>(rng() % 30)});
+      pc += 1 + rng() % 40;
+      sites.Add(pc, frames);
+      chains.push_back(frames);
+      ends.push_back(pc);
+    }
+    const uint64_t code_size = pc + rng() % 50;
+    const auto* info = builder.Build(round, kStart, code_size, methods[0], sites.view());
+    ASSERT_NE(info, nullptr);
+    ASSERT_EQ(ValidateInlineDebugInfo(*info, code_size), "") << "round " << round;
+    uint64_t start = 0;
+    for (size_t s = 0; s < chains.size(); ++s) {
+      std::vector<std::string> expected{"m0"};
+      for (size_t k = chains[s].size() - 1; k-- > 0;) {
+        expected.push_back(chains[s][k].method ? chains[s][k].method->function : "<unknown>");
+      }
+      for (uint64_t off : {start, (start + ends[s]) / 2, ends[s] - 1}) {
+        ASSERT_EQ(StackAt(*info, static_cast<uint32_t>(off)), expected) << "round " << round << " offset " << off;
+      }
+      // The line record covering this range: the innermost frame with lines, if any.
+      const Frame* inner = nullptr;
+      for (const Frame& f : chains[s]) {
+        if (f.method && f.method->has_lines()) {
+          inner = &f;
+          break;
+        }
+      }
+      if (inner != nullptr) {
+        const SamplyLineRecord* row = nullptr;
+        for (const auto& l : info->lines) {
+          if (l.code_offset <= start) row = &l;
+        }
+        ASSERT_NE(row, nullptr);
+        EXPECT_EQ(info->files[row->file_index], inner->method->file);
+        EXPECT_EQ(row->line_number, static_cast<uint32_t>(inner->method->lines.LineAt(inner->bci)));
+      }
+      start = ends[s];
+    }
+  }
 }
 
 TEST(ValidateInlineDebugInfoTest, RejectsBrokenRecords) {
