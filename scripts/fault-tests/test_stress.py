@@ -58,7 +58,7 @@ def verify(ctx: fl.Context, what: str, proc, stats_path, out, budget: int, *, al
 
 
 def body(ctx: fl.Context) -> None:
-    seconds = "60" if ctx.long else "4"
+    seconds = "180" if ctx.long else "4"
     threads = "16" if ctx.long else "6"
     min_comp = 100_000 if ctx.long else 1_000
     xcomp = ["-Xcomp", "-XX:+UnlockDiagnosticVMOptions", "-XX:+DebugNonSafepoints"]

@@ -23,6 +23,8 @@ public class Stress {
     public static long c(long x) { long s = 0; for (int i = 0; i < 8; i++) s += b(x + i); return s; }
     public static long d(long x) { return Long.rotateLeft(c(x), 7) - 3; }
     public static long e(long x) { return d(x) % 1000003 + Long.bitCount(x); }
+    // Hot enough for the JIT without -Xcomp: a..e get compiled in every copy.
+    public static long run(long x) { for (int i = 0; i < 2500; i++) x = e(x + i); return x; }
   }
 
   static final byte[] PAYLOAD = load();
@@ -43,7 +45,7 @@ public class Stress {
   static long churn(long seed) throws Exception {
     Class<?> c = new OneShotLoader().define();
     long acc = seed;
-    for (String m : new String[] {"a", "b", "c", "d", "e"}) {
+    for (String m : new String[] {"a", "b", "c", "d", "e", "run"}) {
       acc += (long) c.getMethod(m, long.class).invoke(null, acc);
     }
     return acc;
