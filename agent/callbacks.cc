@@ -15,19 +15,26 @@ namespace {
 
 thread_local bool t_replaying = false;
 
-// Counts a callback in flight so VM death can wait for it; refuses once the dump is closed.
+// Counts a callback in flight so VM death can wait for it, counts the event, and refuses it
+// once the dump is closed (a refused code blob is counted as lost, so that for every kind
+// events seen == records written + lost).
 class CallbackScope {
  public:
-  // `carries_code`: the event describes a code blob, so refusing it loses that blob.
-  explicit CallbackScope(bool carries_code) : state_(State()) {
+  // `event_counter` selects the per-kind counter; `carries_code`: refusing the event loses a blob.
+  CallbackScope(Counter Stats::*event_counter, bool carries_code) : state_(State()) {
     if (state_ == nullptr) return;
     state_->in_flight.fetch_add(1, std::memory_order_acq_rel);
+    (state_->stats.*event_counter).Add();
+    if (t_replaying) state_->stats.replayed_events.Add();
     if (state_->closed.load(std::memory_order_acquire)) {
       if (carries_code) state_->stats.lost_after_close.Add();
       Leave();
     }
   }
   ~CallbackScope() { Leave(); }
+  CallbackScope(const CallbackScope&) = delete;
+  CallbackScope& operator=(const CallbackScope&) = delete;
+  // Null when the agent is not running or the event was refused.
   AgentState* state() const { return state_; }
 
  private:
@@ -56,11 +63,9 @@ void JNICALL OnCompiledMethodLoad(jvmtiEnv*, jmethodID method, jint code_size, c
                                   jint /*map_length*/, const jvmtiAddrLocationMap* /*map*/,
                                   const void* compile_info) {
   const uint64_t timestamp = MonotonicNanos();
-  CallbackScope scope(/*carries_code=*/true);
+  CallbackScope scope(&Stats::compiled_method_load, /*carries_code=*/true);
   AgentState* s = scope.state();
   if (s == nullptr) return;
-  s->stats.compiled_method_load.Add();
-  if (t_replaying) s->stats.replayed_events.Add();
   try {
     HandleCompiledMethodLoad(s, timestamp, method, code_size, code_addr, compile_info);
   } catch (...) {
@@ -71,11 +76,9 @@ void JNICALL OnCompiledMethodLoad(jvmtiEnv*, jmethodID method, jint code_size, c
 
 void JNICALL OnDynamicCodeGenerated(jvmtiEnv*, const char* name, const void* address, jint length) {
   const uint64_t timestamp = MonotonicNanos();
-  CallbackScope scope(/*carries_code=*/true);
+  CallbackScope scope(&Stats::dynamic_code_generated, /*carries_code=*/length > 0);
   AgentState* s = scope.state();
   if (s == nullptr) return;
-  s->stats.dynamic_code_generated.Add();
-  if (t_replaying) s->stats.replayed_events.Add();
   if (length <= 0) return;  // nothing a sample could land in
   try {
     const std::string stub_name = StubName(ModifiedUtf8ToUtf8(name != nullptr ? name : ""));
@@ -97,10 +100,9 @@ void JNICALL OnDynamicCodeGenerated(jvmtiEnv*, const char* name, const void* add
 
 void JNICALL OnCompiledMethodUnload(jvmtiEnv*, jmethodID method, const void* code_addr) {
   const uint64_t timestamp = MonotonicNanos();
-  CallbackScope scope(/*carries_code=*/false);
+  CallbackScope scope(&Stats::compiled_method_unload, /*carries_code=*/false);
   AgentState* s = scope.state();
   if (s == nullptr) return;
-  s->stats.compiled_method_unload.Add();
   try {
     // Never dereference code_addr or ask JVMTI about `method` here: both may be gone.
     {

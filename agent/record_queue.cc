@@ -47,6 +47,7 @@ bool RecordQueue::Reserve(size_t bytes) {
       }
     }
     if (overflow_ != Overflow::kWait || waited >= wait_ms_) return false;
+    if (waited == 0 && pressure_handler_ != nullptr) pressure_handler_(pressure_context_);
     SleepMillis(1);
     ++waited;
     used = bytes_.load(std::memory_order_relaxed);

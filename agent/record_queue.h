@@ -57,6 +57,12 @@ class RecordQueue {
   void Free(Batch* batch);
 
   bool lock_free() const { return queue_.is_lock_free(); }
+  // Called (from the producing JVM thread) when overflow=wait makes a producer wait for room,
+  // so the writer drains now instead of at its next poll.
+  void SetPressureHandler(void (*handler)(void*), void* context) {
+    pressure_handler_ = handler;
+    pressure_context_ = context;
+  }
   uint64_t bytes_in_flight() const { return bytes_.load(std::memory_order_relaxed); }
   uint64_t records_in_flight() const { return records_.load(std::memory_order_relaxed); }
 
@@ -67,6 +73,8 @@ class RecordQueue {
   const Overflow overflow_;
   const uint32_t wait_ms_;
   Stats& stats_;
+  void (*pressure_handler_)(void*) = nullptr;
+  void* pressure_context_ = nullptr;
   std::atomic<uint64_t> bytes_{0};
   std::atomic<uint64_t> records_{0};
   boost::lockfree::queue<Batch*, boost::lockfree::fixed_sized<false>> queue_;

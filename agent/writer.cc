@@ -56,6 +56,7 @@ bool MakeDefaultDirectory(std::string* dir) {
 
 Writer::Writer(const Options& options, Stats& stats, RecordQueue& queue)
     : options_(options), stats_(stats), queue_(queue) {
+  queue_.SetPressureHandler([](void* self) { static_cast<Writer*>(self)->wake_.notify_one(); }, this);
   pending_.reserve(kMaxBatchesPerWrite);
   iov_.reserve(kMaxBatchesPerWrite * 4);
 }

@@ -180,6 +180,33 @@ TEST_F(WriterTest, BudgetOverflowIsCountedNotSilent) {
   EXPECT_EQ(queue.bytes_in_flight(), 0u);
 }
 
+// overflow=wait: a producer that finds the budget full wakes the writer and waits for room,
+// so nothing is lost even when the writer's poll interval is far longer than the wait.
+TEST_F(WriterTest, OverflowWaitWakesTheWriterAndLosesNothing) {
+  options_.budget_bytes = 64 << 10;
+  options_.overflow = Overflow::kWait;
+  options_.wait_ms = 2000;
+  options_.flush_ms = 1000;
+  Stats stats;
+  RecordQueue queue(options_, stats);
+  Writer writer(options_, stats, queue);
+  ASSERT_TRUE(writer.Open(1, 1000));
+  writer.Start();
+  for (int i = 0; i < 200; ++i) {
+    std::vector<uint8_t> code(4096, 0x90);
+    LoadInput in;
+    in.code_addr = 0x10000ull * static_cast<uint64_t>(i + 1);
+    in.code_size = code.size();
+    in.code = code.data();
+    in.name = "big";
+    if (Batch* b = BuildLoadBatch(queue, stats, in)) queue.Push(b);
+  }
+  writer.Finish(9000, 10000);
+  EXPECT_EQ(stats.LostTotal(), 0u);
+  EXPECT_EQ(stats.code_loads_written.Get(), 200u);
+  EXPECT_LE(stats.queue_bytes_high.Get(), 64u << 10);
+}
+
 TEST_F(WriterTest, UnwritableDirectoryFailsOpenWithoutCrashing) {
   options_.dir = "/proc/definitely/not/writable";
   Stats stats;
