@@ -207,8 +207,9 @@ WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC")
 SYSCALL = re.compile(r'^(\d+)\s+(\w+)\((.*)\)\s+=\s+(-?\d+)')
 
 
-def touched_paths(log: Path) -> set:
-    """Paths successfully created / opened for writing / renamed / removed in an strace -f log."""
+def touched_paths(log: Path, reads: bool = False) -> set:
+    """Paths successfully created / opened for writing / renamed / removed in an strace -f log
+    (with `reads`: every path opened at all)."""
     paths = set()
     for line in log.read_text(errors="replace").splitlines():
         m = SYSCALL.match(line)
@@ -216,7 +217,8 @@ def touched_paths(log: Path) -> set:
             continue
         name, args = m.group(2), m.group(3)
         strings = re.findall(r'"((?:[^"\\]|\\.)*)"', args)
-        if name in ("open", "openat", "creat") and strings and (name == "creat" or any(f in args for f in WRITE_FLAGS)):
+        if name in ("open", "openat", "creat") and strings and (reads or name == "creat" or
+                                                                 any(f in args for f in WRITE_FLAGS)):
             paths.add(strings[0])
         elif name in ("mkdir", "mkdirat", "unlink", "unlinkat", "rmdir", "link", "linkat", "symlink",
                       "symlinkat", "rename", "renameat", "renameat2", "chmod", "fchmodat", "truncate"):
@@ -244,7 +246,14 @@ def confinement(ctx: fl.Context) -> None:
                    if re.sub(r"\d+", "N", p) not in baseline and not p.startswith(allowed)
                    and not any(a.startswith(p.rstrip("/") + "/") for a in allowed))  # mkdir -p of parents
     check(extra == [], f"confinement: the agent touched paths outside dir=, perfmap=, stats=: {extra}")
-    fl.log("confinement: every path the agent wrote is under dir=, perfmap= or stats=")
+    # Reads: besides its own files, the agent may read /proc/self/exe (the ELF machine for the
+    # header). The JVM opens the agent library itself.
+    base_reads = {re.sub(r"\d+", "N", p) for p in touched_paths(base_log, reads=True)}
+    read_extra = sorted(p for p in touched_paths(agent_log, reads=True)
+                        if re.sub(r"\d+", "N", p) not in base_reads and not p.startswith(allowed)
+                        and p not in ("/proc/self/exe", str(ctx.agent)))
+    check(read_extra == [], f"confinement: the agent opened paths outside its directories: {read_extra}")
+    fl.log("confinement: every path the agent opened is under dir=, perfmap= or stats= (or /proc/self/exe)")
 
 
 if __name__ == "__main__":
