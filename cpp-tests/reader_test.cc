@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -713,11 +714,13 @@ TEST(ReaderQuery, InlineChainInnermostFirstWithCallLines) {
 
 // ---- robustness ----
 
-TEST(ReaderRobustness, RandomMutationsNeverCrash) {
-  const Builder b = testing::InlineExample();
-  std::mt19937 rng(12345);
-  for (int iteration = 0; iteration < 3000; ++iteration) {
-    std::vector<uint8_t> bytes = b.bytes();
+// Mutates `original` (byte flips, 0xFF bytes, truncation) and runs every query on the result.
+// JITDUMP_FUZZ_ITERATIONS raises the count for a longer manual run (e.g. under ASan).
+void Mutate(const std::vector<uint8_t>& original, int iterations, uint32_t seed) {
+  if (const char* env = std::getenv("JITDUMP_FUZZ_ITERATIONS")) iterations = std::atoi(env);
+  std::mt19937 rng(seed);
+  for (int iteration = 0; iteration < iterations; ++iteration) {
+    std::vector<uint8_t> bytes = original;
     const int flips = 1 + static_cast<int>(rng() % 8);
     for (int k = 0; k < flips; ++k) {
       const size_t at = rng() % bytes.size();
@@ -731,6 +734,7 @@ TEST(ReaderRobustness, RandomMutationsNeverCrash) {
       const uint64_t addr = dump.records[i].load()->code_addr + rng() % 0x200;
       (void)InlineChain(dump, i, addr);
       (void)SourceRange(dump, i);
+      (void)FindLoadAt(dump, addr, rng());
       std::string file;
       uint32_t line;
       (void)FindLine(dump, i, addr, &file, &line);
@@ -738,6 +742,14 @@ TEST(ReaderRobustness, RandomMutationsNeverCrash) {
     const CodeMap map(dump);
     (void)map.Find(0x10040);
   }
+}
+
+TEST(ReaderRobustness, RandomMutationsNeverCrash) { Mutate(testing::InlineExample().bytes(), 3000, 12345); }
+
+TEST(ReaderRobustness, RandomMutationsOfTheNodeFileNeverCrash) {
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(ReadWholeFile(JITDUMP_FIXTURE_DIR "/node-v20-fib.jitdump", &bytes).ok());
+  Mutate(bytes, 300, 777);
 }
 
 // ---- a real foreign file ----
