@@ -74,6 +74,36 @@ def body(ctx: fl.Context) -> None:
     refused("default layout", "log=warn", str(ro) + "/.debug/jit", "Read-only file system",
             env={"JITDUMPDIR": str(ro), "HOME": str(ro)})
 
+    # A disk already full at start: the header cannot be written.
+    full = ctx.work / "full-at-start"
+    fl.mount_tmpfs(full, "size=64k,mode=0755")
+    fd = os.open(full / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        while os.write(fd, b"\0" * 4096) > 0:
+            pass
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    refused("full at start", f"dir={full}", str(full), "No space left on device")
+    left = fl.dumps_in(full)
+    fl.known_bug("empty-dump-left-behind", left == [],
+                 f"disk full at start: the agent gave up but left {[(p.name, p.stat().st_size) for p in left]} "
+                 "behind (DumpFile::Create does not remove the file when the header write fails), which "
+                 "`jitdump check` rejects")
+
+    # A FIFO as config=: reading it would block the JVM's start-up until someone writes to it.
+    fifo = ctx.work / "config.fifo"
+    os.mkfifo(fifo)
+    try:
+        r = ctx.run_java(f"dir={ctx.work / 'fifo-out'},config={fifo}", "Work", str(ROUNDS), timeout=10)
+        hung = False
+    except fl.subprocess.TimeoutExpired:
+        hung = True
+    fl.known_bug("config-fifo-blocks", not hung,
+                 f"config={fifo} (a FIFO): the JVM hangs at start-up (agent.cc ReadSmallFile opens it blocking "
+                 "and without checking that it is a regular file)")
+
     # stats= into a read-only mount: the dump is still written, one warning about the stats.
     out = ctx.work / "stats-case"
     r, stderr, lines = run(f"dir={out},stats={ro}/stats.json")
