@@ -280,6 +280,26 @@ def scenario_fold_time(d):
     expect("1 resolved to earlier code by sample time" in err, err)
 
 
+def scenario_sidecar(d):
+    """After `jitdump strip-inline` the inline records live in FILE.inline; addr2line and fold
+    still expand inline chains from there."""
+    f = os.path.join(d, "inline.dump")
+    before_a2l, _ = expect_rc(["addr2line", f, "0x10048", "0x100a4"], 0)
+    before_fold, _ = expect_rc(["fold", f], 0, stdin=PERF_SCRIPT)
+    expect_rc(["strip-inline", f], 0)
+    expect(os.path.exists(f + ".inline"), "strip-inline wrote the sidecar")
+    info = json_of(["info", "--json", f])
+    expect(info is not None and info["inline"]["records"] == 0, "the main dump has no inline records left")
+    after_a2l, _ = expect_rc(["addr2line", f, "0x10048", "0x100a4"], 0)
+    strip_offsets = lambda text: re.sub(r"load at offset \d+", "load at offset N", text)
+    expect(strip_offsets(after_a2l) == strip_offsets(before_a2l), "addr2line via sidecar:\n" + after_a2l)
+    after_fold, _ = expect_rc(["fold", f], 0, stdin=PERF_SCRIPT)
+    expect(after_fold == before_fold, "fold via sidecar:\n" + after_fold)
+    os.remove(f + ".inline")
+    plain, _ = expect_rc(["addr2line", f, "0x10048"], 0)
+    expect("Leaf.get" not in plain and "  #0 Outer.run Outer.java:25\n" in plain, "without sidecar: " + plain)
+
+
 def main():
     global TOOL, FIXTURES
     if len(sys.argv) != 5:

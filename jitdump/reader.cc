@@ -874,6 +874,40 @@ int64_t CodeMap::Find(uint64_t addr) const {
   return addr < it->second.end ? static_cast<int64_t>(it->second.record) : -1;
 }
 
+SidecarIndex::SidecarIndex(const JitDump* sidecar) : sidecar_(sidecar) {
+  if (sidecar == nullptr) return;
+  for (size_t i = 0; i < sidecar->records.size(); ++i) {
+    const LoadBody* load = sidecar->records[i].load();
+    if (load != nullptr && load->inline_info >= 0) by_code_index_[load->code_index].push_back(i);
+  }
+}
+
+int64_t SidecarIndex::Match(const JitDump& dump, size_t load_index) const {
+  if (sidecar_ == nullptr) return -1;
+  const LoadBody* load = dump.records[load_index].load();
+  if (load == nullptr) return -1;
+  auto it = by_code_index_.find(load->code_index);
+  if (it == by_code_index_.end()) return -1;
+  for (size_t i : it->second) {
+    const LoadBody* copy = sidecar_->records[i].load();
+    if (copy->code_addr == load->code_addr && copy->code_size == load->code_size &&
+        sidecar_->records[i].timestamp == dump.records[load_index].timestamp) {
+      return static_cast<int64_t>(i);
+    }
+  }
+  return -1;
+}
+
+std::vector<InlineFrame> InlineChain(const JitDump& dump, const SidecarIndex& sidecar, size_t load_index,
+                                     uint64_t addr) {
+  const LoadBody* load = dump.records[load_index].load();
+  if (load == nullptr) return {};
+  if (load->inline_info >= 0) return InlineChain(dump, load_index, addr);
+  const int64_t copy = sidecar.Match(dump, load_index);
+  if (copy < 0) return {};
+  return InlineChain(*sidecar.sidecar(), static_cast<size_t>(copy), addr);
+}
+
 std::string SourceRange(const JitDump& dump, size_t load_index) {
   const LoadBody* load = dump.records[load_index].load();
   if (load == nullptr) return "";

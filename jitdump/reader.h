@@ -15,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -178,6 +179,26 @@ bool FindLine(const JitDump& dump, size_t load_index, uint64_t addr, std::string
 // Inline chain at `addr`, innermost first, ending with the outer function. Empty when the load
 // has no inline record.
 std::vector<InlineFrame> InlineChain(const JitDump& dump, size_t load_index, uint64_t addr);
+
+// `jitdump strip-inline` moves the samply inline records into a sidecar dump (FILE.inline): a
+// header, then each moved record followed by a byte copy of the CODE_LOAD it describes. This
+// index finds, for a load of the main dump, its copy in the sidecar (same code_index,
+// code_addr, code_size and timestamp).
+class SidecarIndex {
+ public:
+  SidecarIndex() = default;
+  explicit SidecarIndex(const JitDump* sidecar);
+  int64_t Match(const JitDump& dump, size_t load_index) const;  // sidecar record index or -1
+  const JitDump* sidecar() const { return sidecar_; }
+
+ private:
+  const JitDump* sidecar_ = nullptr;
+  std::unordered_map<uint64_t, std::vector<size_t>> by_code_index_;
+};
+
+// InlineChain from the load's own inline record, else from its copy in the sidecar.
+std::vector<InlineFrame> InlineChain(const JitDump& dump, const SidecarIndex& sidecar, size_t load_index,
+                                     uint64_t addr);
 
 // "File.java:12-40" for the load's source range, from the inline record or DEBUG_INFO; empty
 // when unknown.

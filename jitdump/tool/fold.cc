@@ -160,7 +160,7 @@ int64_t LoadForFrame(const JitDump& dump, const CodeMap& map, CoverCache& cache,
   return final_load;
 }
 
-void Flush(Sample& sample, const JitDump& dump, const CodeMap& map, CoverCache& cache,
+void Flush(Sample& sample, const JitDump& dump, const CodeMap& map, const SidecarIndex& sidecar, CoverCache& cache,
            std::map<std::string, uint64_t>& stacks, FoldStats& stats) {
   if (!sample.active || sample.frames.empty()) {
     sample = Sample{};
@@ -173,7 +173,7 @@ void Flush(Sample& sample, const JitDump& dump, const CodeMap& map, CoverCache& 
         MaybeJitDso(frame.dso) ? LoadForFrame(dump, map, cache, frame.addr, sample.time_ns, stats) : -1;
     if (load >= 0) {
       ++stats.jit_frames;
-      const std::vector<InlineFrame> chain = InlineChain(dump, static_cast<size_t>(load), frame.addr);
+      const std::vector<InlineFrame> chain = InlineChain(dump, sidecar, static_cast<size_t>(load), frame.addr);
       if (!chain.empty()) {
         ++stats.expanded_frames;
         for (size_t k = chain.size(); k-- > 0;) stack += ";" + CleanName(chain[k].function);
@@ -193,14 +193,14 @@ void Flush(Sample& sample, const JitDump& dump, const CodeMap& map, CoverCache& 
 
 }  // namespace
 
-void FoldPerfScript(std::istream& in, const JitDump& dump, const CodeMap& map,
+void FoldPerfScript(std::istream& in, const JitDump& dump, const CodeMap& map, const SidecarIndex& sidecar,
                     std::map<std::string, uint64_t>& stacks, FoldStats& stats) {
   Sample sample;
   CoverCache cache;
   std::string line;
   while (std::getline(in, line)) {
     if (Trim(line).empty()) {
-      Flush(sample, dump, map, cache, stacks, stats);
+      Flush(sample, dump, map, sidecar, cache, stacks, stats);
       continue;
     }
     const bool indented = line[0] == ' ' || line[0] == '\t';
@@ -215,7 +215,7 @@ void FoldPerfScript(std::istream& in, const JitDump& dump, const CodeMap& map,
     }
     if (indented) continue;  // not a frame: ignore
     // A new sample header: "comm pid[/tid] [more fields]".
-    Flush(sample, dump, map, cache, stacks, stats);
+    Flush(sample, dump, map, sidecar, cache, stacks, stats);
     sample.active = true;
     const std::vector<std::string_view> tokens = Split(line);
     size_t pid_at = tokens.size();
@@ -251,7 +251,7 @@ void FoldPerfScript(std::istream& in, const JitDump& dump, const CodeMap& map,
       }
     }
   }
-  Flush(sample, dump, map, cache, stacks, stats);
+  Flush(sample, dump, map, sidecar, cache, stacks, stats);
 }
 
 }  // namespace jitdump::tool

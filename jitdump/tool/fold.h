@@ -21,7 +21,8 @@ struct FoldStats {
 
 // Reads perf script text from `in` and adds one count per sample to `stacks`
 // ("comm;outermost;...;innermost" -> count). See the CLI help for the accepted format.
-void FoldPerfScript(std::istream& in, const JitDump& dump, const CodeMap& map,
+// `sidecar` supplies inline records moved out by `jitdump strip-inline` (may be empty).
+void FoldPerfScript(std::istream& in, const JitDump& dump, const CodeMap& map, const SidecarIndex& sidecar,
                     std::map<std::string, uint64_t>& stacks, FoldStats& stats);
 
 // "12345.678901:" (perf script's time field) -> nanoseconds.

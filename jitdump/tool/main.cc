@@ -36,6 +36,7 @@ const char kMainUsage[] =
     "  check FILE             validate for perf 6.1 and samply; exit 0 valid, 1 invalid\n"
     "  perfmap FILE           the equivalent perf-<pid>.map text (latest code at each address wins)\n"
     "  fold FILE              fold `perf script` output on stdin into stacks, expanding inlined JIT frames\n"
+    "  strip-inline FILE      move samply inline records into FILE.inline (see its --help)\n"
     "\n"
     "options: --json (info, list, lines, check), --help (every command)\n"
     "exit status: 0 ok, 1 invalid file or address not found, 2 usage error or unreadable file\n";
@@ -58,7 +59,8 @@ const char kAddr2lineUsage[] =
     "ADDR is hexadecimal (0x optional). For each, the latest CODE_LOAD covering it, then the\n"
     "inline chain innermost first (#0 is where the address is, the last frame the compiled\n"
     "method), each FUNCTION FILE:LINE. Without a DEBUG_INFO2 record the chain is the load itself\n"
-    "with its DEBUG_INFO line. Exit 1 if some ADDR is not covered.\n";
+    "with its DEBUG_INFO line. Inline records moved to FILE.inline by `jitdump strip-inline` are\n"
+    "used when that file exists. Exit 1 if some ADDR is not covered.\n";
 const char kCheckUsage[] =
     "usage: jitdump check [--json] FILE\n"
     "Validates FILE as perf 6.1 (perf inject --jit) and samply read it. Prints one line per\n"
@@ -79,7 +81,8 @@ const char kFoldUsage[] =
     "A frame whose DSO is absent, [unknown], a perf map, a jitted-*.so or anonymous memory and whose\n"
     "address lies in a CODE_LOAD of FILE is a JIT frame: with a DEBUG_INFO2 record it becomes its\n"
     "inline chain outermost -> innermost; otherwise it keeps perf's symbol (the load's name if perf\n"
-    "said [unknown]). Other frames keep perf's symbol. ';' in names becomes ','.\n"
+    "said [unknown]). Other frames keep perf's symbol. ';' in names becomes ','. Inline records\n"
+    "moved to FILE.inline by `jitdump strip-inline` are used when that file exists.\n"
     "When the header line carries perf's time field (SECONDS.FRACTION:, as in the default output;\n"
     "record with -k mono so it is the dump's clock), a frame older than the code now at its address\n"
     "maps to the latest load that existed at that time (code cache addresses are reused).\n";
@@ -183,6 +186,18 @@ bool Load(const std::string& path, JitDump* dump) {
     return false;
   }
   *dump = Parse(bytes);
+  return true;
+}
+
+// FILE.inline, written by `jitdump strip-inline`, when it exists and is a readable jitdump.
+bool LoadSidecar(const std::string& path, JitDump* sidecar) {
+  std::vector<uint8_t> bytes;
+  if (!ReadWholeFile(path + ".inline", &bytes).ok()) return false;
+  *sidecar = Parse(bytes);
+  if (!sidecar->header_ok) {
+    std::fprintf(stderr, "jitdump: ignoring %s.inline: not a readable jitdump\n", path.c_str());
+    return false;
+  }
   return true;
 }
 
@@ -402,6 +417,8 @@ int Addr2line(const Args& args) {
   JitDump dump;
   if (!Load(path, &dump)) return kUsage;
   if (!RequireHeader(path, dump)) return kInvalid;
+  JitDump sidecar_dump;
+  const SidecarIndex sidecar(LoadSidecar(path, &sidecar_dump) ? &sidecar_dump : nullptr);
   int status = kOk;
   for (uint64_t addr : addrs) {
     const int64_t index = FindLoad(dump, addr);
@@ -414,7 +431,7 @@ int Addr2line(const Args& args) {
     std::printf("0x%" PRIx64 ": %s (code_index %" PRIu64 ", 0x%" PRIx64 "+0x%" PRIx64 ", load at offset %" PRIu64 ")\n",
                 addr, load.name.c_str(), load.code_index, load.code_addr, addr - load.code_addr,
                 dump.records[static_cast<size_t>(index)].offset);
-    const std::vector<InlineFrame> chain = InlineChain(dump, static_cast<size_t>(index), addr);
+    const std::vector<InlineFrame> chain = InlineChain(dump, sidecar, static_cast<size_t>(index), addr);
     if (!chain.empty()) {
       for (size_t k = 0; k < chain.size(); ++k) {
         std::printf("  #%zu %s %s:%u%s\n", k, chain[k].function.c_str(), chain[k].file.c_str(), chain[k].line,
@@ -489,7 +506,9 @@ int Fold(const Args& args) {
   const CodeMap map(dump);
   std::map<std::string, uint64_t> stacks;
   FoldStats stats;
-  FoldPerfScript(std::cin, dump, map, stacks, stats);
+  JitDump sidecar_dump;
+  const SidecarIndex sidecar(LoadSidecar(path, &sidecar_dump) ? &sidecar_dump : nullptr);
+  FoldPerfScript(std::cin, dump, map, sidecar, stacks, stats);
   std::string out;
   for (const auto& [stack, count] : stacks) out += stack + " " + U64(count) + "\n";
   std::fputs(out.c_str(), stdout);
