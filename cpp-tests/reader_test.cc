@@ -501,6 +501,15 @@ TEST(ReaderSamply, DepthsMustFormADfsOrder) {
   EXPECT_TRUE(HasProblem(zero_ranges.problems, kCallsAt + 4, Severity::kError, "range_count 0"));
 }
 
+TEST(ReaderSamply, ChildRangeOutsideItsCallerIsAWarning) {
+  // call 1 (depth 1) has [0x30, +0x20), outside its caller's [0x0, +0x20).
+  const JitDump dump = Parse(SamplyWith({{0, 1, 1, 3, 0}, {1, 1, 2, 4, 0}}, {{0, 0x20}, {0x30, 0x20}}, {}).bytes());
+  const size_t ranges = kCallsAt + 2 * 20;
+  EXPECT_TRUE(HasProblem(dump.problems, ranges + 8, Severity::kWarning, "not inside a range of its caller"))
+      << Dump(dump.problems);
+  EXPECT_FALSE(dump.HasErrors());
+}
+
 TEST(ReaderSamply, RangeCountSumMustMatch) {
   const JitDump dump = Parse(SamplyWith({{0, 2, 1, 3, 0}}, {{0, 4}, {8, 4}, {12, 4}}, {}).bytes());
   EXPECT_TRUE(HasProblem(dump.problems, kSamplyAt + testing::kSamplyRangeCount, Severity::kError,

@@ -376,7 +376,37 @@ void DecodeInline(const Bytes& b, uint64_t off, uint64_t total, Record& record, 
   }
 
   info.ranges.resize(range_count);
+  const uint64_t ranges_at = p;
   for (uint32_t i = 0; i < range_count; ++i, p += 8) info.ranges[i] = {b.U32(p), b.U32(p + 4)};
+  // An inlined call's code lies inside its caller's: warn when a range leaves every range of the
+  // enclosing call (only when the lists are consistent enough to tell).
+  if (ok && ranges_used == range_count) {
+    std::vector<uint32_t> parents;  // call index per depth
+    for (uint32_t i = 0; i < call_count; ++i) {
+      const SamplyInlineCallRecord& c = info.calls[i];
+      parents.resize(c.depth);
+      if (c.depth > 0) {
+        const SamplyInlineCallRecord& parent = info.calls[parents[c.depth - 1]];
+        const uint32_t pb = info.range_begin[parents[c.depth - 1]];
+        for (uint32_t k = info.range_begin[i]; k < info.range_begin[i] + c.range_count; ++k) {
+          const SamplyRangeRecord& r = info.ranges[k];
+          bool inside = false;
+          for (uint32_t q = pb; q < pb + parent.range_count && !inside; ++q) {
+            const SamplyRangeRecord& pr = info.ranges[q];
+            inside = r.start_offset >= pr.start_offset &&
+                     uint64_t{r.start_offset} + r.size <= uint64_t{pr.start_offset} + pr.size;
+          }
+          if (!inside) {
+            Add(dump.problems, ranges_at + uint64_t{k} * 8, Severity::kWarning,
+                Format("samply DEBUG_INFO2 inline call %u: range [0x%x, +0x%x) is not inside a range of its caller "
+                       "(call %u)",
+                       i, r.start_offset, r.size, parents[c.depth - 1]));
+          }
+        }
+      }
+      parents.push_back(i);
+    }
+  }
 
   info.lines.resize(line_count);
   for (uint32_t i = 0; i < line_count; ++i, p += 16) {
