@@ -57,6 +57,14 @@ int main(int argc, char** argv) {
     ok &= Write(dir + "/reuse.dump", b.bytes());
   }
 
+  {
+    // Names JSON must escape: quotes, backslash, control bytes, invalid UTF-8, valid UTF-8.
+    Builder b;
+    b.Header();
+    b.Load(5, 0x1000, 0x10, 0, "q\"b\\s\x01\t\xff\xc3(\xe2\x82\xac ok");
+    ok &= Write(dir + "/oddname.dump", b.bytes());
+  }
+
   // Corrupt files, one defect each.
   {
     Builder b;

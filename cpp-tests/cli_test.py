@@ -175,6 +175,8 @@ def scenario_json(d):
            lines[0]["rows"][4]["source"] == "inline", str(lines))
     info = json_of(["info", "--json", os.path.join(d, "inline.dump")])
     expect(info and info["inline"] == {"records": 1, "functions": 3, "inline_calls": 2, "max_depth": 2}, str(info))
+    odd = json_of(["list", "--json", os.path.join(d, "oddname.dump")])
+    expect(odd is not None and odd[0]["name"] == 'q"b\\s\x01\t\xff\xc3(\u20ac ok', "JSON escaping: " + repr(odd))
     node = json_of(["check", "--json", node_fixture()])
     expect(node and node["warnings"] == 8 and node["errors"] == 0, str(node)[:300])
     # node's corrupted names survive JSON encoding (non-UTF-8 bytes escaped)
