@@ -254,7 +254,9 @@ int Info(const Args& args) {
       out += (first ? "" : ",") + JsonString(name) + ":" + U64(n);
       first = false;
     }
-    out += "},\"code_loads\":" + U64(loads) + ",\"code_bytes\":" + U64(code_bytes) + ",\"truncated\":";
+    out += "},\"code_loads\":" + U64(loads) + ",\"code_bytes\":" + U64(code_bytes) +
+           ",\"closed\":" + (closes != 0 ? "true" : "false") + ",\"unknown_records\":" + U64(dump.unknown_records) +
+           ",\"truncated\":";
     if (dump.truncated_offset) {
       out += "{\"offset\":" + U64(*dump.truncated_offset) + ",\"bytes\":" + U64(dump.truncated_bytes) +
              ",\"total_size\":" + U64(dump.truncated_needed) + "}";
