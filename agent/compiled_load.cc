@@ -24,6 +24,7 @@ struct LoadScratch {
   std::vector<Frame> frames;
   std::vector<PcFrames> pcs;
   std::vector<PcSite> sites;
+  InlineTreeBuilder inline_builder;  // its record is encoded before the next build on this thread
   void Clear() {
     frames.clear();
     pcs.clear();
@@ -69,10 +70,9 @@ Batch* BuildCompiledLoad(const CompiledLoadContext& c, const CompiledLoadEvent& 
   std::vector<LineRow> rows;
   if (c.lines) rows = BuildLineRows(start, start + size, scratch.sites);
 
-  InlineTreeBuilder inline_builder;
   const jitdump::InlineDebugInfo* inline_info = nullptr;
   if (c.options.inline_info && !scratch.sites.empty()) {
-    inline_info = inline_builder.Build(e.timestamp, start, size, root->source, scratch.sites);
+    inline_info = scratch.inline_builder.Build(e.timestamp, start, size, root->source, scratch.sites);
   }
 
   LoadInput input;

@@ -32,7 +32,8 @@ class LineTable {
   // synchronization, unwind: HotSpot's -1/-2/-3) or one before the first entry maps to the
   // first line of the method. 0 when the table is empty.
   int32_t LineAt(int64_t bci) const;
-  // Smallest line number in the table (the method's first executable line), 0 when empty.
+  // The line at the lowest bci: where the method starts executing (with javac, the first
+  // statement; not necessarily the smallest line number). 0 when empty.
   int32_t FirstLine() const;
   size_t size() const { return entries_.size(); }
 

@@ -171,7 +171,9 @@ Usage: java -agentpath:/path/libjitdumpagent.so[=key=value,...] ...
                   $JITDUMPDIR/.debug/jit/java-jit-YYYYMMDD.XXXXXX, else $HOME/.debug/jit/...
   lines=on|off    source lines (JIT_CODE_DEBUG_INFO) for compiled methods (on)
   code=on|off     code bytes in each load, needed by perf annotate (on; off writes zeros)
-  inline=on|off   samply inline debug-info records (off; perf 6.1 warns once per record)
+  inline=on|off   samply inline debug-info records (off). perf 6.1 prints one warning per
+                  record during perf inject: run `jitdump strip-inline DUMP` first, which
+                  moves them into DUMP.inline where `jitdump addr2line` and `fold` find them
   names=java|jvm|simple
                   java:   java.util.HashMap.getNode(int, java.lang.Object)   (default)
                   jvm:    Ljava/util/HashMap;getNode(ILjava/lang/Object;)...  (perf's own agent)
