@@ -195,21 +195,6 @@ class InlineRecordTest {
     return out;
   }
 
-  /**
-   * The DEBUG_INFO for {@code load}: the one since the previous CODE_LOAD with its code_addr.
-   * (JitDump.CodeLoad.debugInfo only looks at the record right before the load, and with
-   * inline=on the inline record sits between the two.)
-   */
-  static JitDump.DebugInfo debugInfoOf(JitDump d, JitDump.CodeLoad load) {
-    JitDump.DebugInfo found = null;
-    for (JitDump.Record r : d.records) {
-      if (r == load) return found;
-      if (r instanceof JitDump.CodeLoad) found = null;
-      if (r instanceof JitDump.DebugInfo && ((JitDump.DebugInfo) r).codeAddr == load.codeAddr) found = (JitDump.DebugInfo) r;
-    }
-    return null;
-  }
-
   static Map<JitDump.CodeLoad, Inline> loadsOfA() {
     Map<JitDump.CodeLoad, Inline> all = inlineRecords(run().dump());
     Map<JitDump.CodeLoad, Inline> out = new LinkedHashMap<>();
@@ -352,7 +337,7 @@ class InlineRecordTest {
         long addr = load.codeAddr + Integer.toUnsignedLong(l[0]);
         assertEquals(expected, in.chain(l[0]), String.format("inline chain at 0x%x: %s", addr, describe(load, in)));
         // perf's DEBUG_INFO agrees on the innermost line.
-        JitDump.DebugInfo debug = debugInfoOf(run().dump(), load);
+        JitDump.DebugInfo debug = load.debugInfo;
         assertNotNull(debug, "no DEBUG_INFO for " + load);
         JitDump.DebugEntry row = debug.lookup(addr);
         assertNotNull(row, String.format("no DEBUG_INFO row at 0x%x", addr));

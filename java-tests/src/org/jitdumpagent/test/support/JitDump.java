@@ -51,7 +51,11 @@ public final class JitDump {
     public final String name;
     public final int codeBytes;  // bytes of native code stored after the name
     public final int codeOffset;  // file offset of those bytes
-    /** The DEBUG_INFO record immediately before this load when its code_addr matches, else null. */
+    /**
+     * The DEBUG_INFO this load takes, as perf does: the last one since the previous load (records
+     * of other types in between, such as samply's inline record, do not clear it), when its
+     * code_addr matches; else null.
+     */
     public DebugInfo debugInfo;
 
     CodeLoad(Record h, int pid, int tid, long vma, long codeAddr, long codeSize, long codeIndex, String name,
@@ -219,7 +223,7 @@ public final class JitDump {
     }
     List<Record> records = new ArrayList<>();
     int pos = headerSize;
-    Record previous = null;
+    DebugInfo pendingDebug = null;  // stashed until the next CODE_LOAD, like perf
     while (bytes.length - pos >= 16) {
       int id = b.getInt(pos);
       int size = b.getInt(pos + 4);
@@ -244,9 +248,8 @@ public final class JitDump {
           if (nul < 0) throw new IllegalArgumentException(path + ": CODE_LOAD at " + pos + " has no NUL in its name");
           String name = new String(bytes, nameStart, nul - nameStart, StandardCharsets.UTF_8);
           CodeLoad load = new CodeLoad(h, rpid, tid, vma, codeAddr, codeSize, codeIndex, name, end - (nul + 1), nul + 1);
-          if (previous instanceof DebugInfo && ((DebugInfo) previous).codeAddr == codeAddr) {
-            load.debugInfo = (DebugInfo) previous;
-          }
+          if (pendingDebug != null && pendingDebug.codeAddr == codeAddr) load.debugInfo = pendingDebug;
+          pendingDebug = null;
           r = load;
           break;
         }
@@ -267,7 +270,8 @@ public final class JitDump {
             entries.add(new DebugEntry(addr, line, discrim, new String(bytes, q + 16, nul - q - 16, StandardCharsets.UTF_8)));
             q = nul + 1;
           }
-          r = new DebugInfo(h, codeAddr, Collections.unmodifiableList(entries));
+          pendingDebug = new DebugInfo(h, codeAddr, Collections.unmodifiableList(entries));
+          r = pendingDebug;
           break;
         }
         case CODE_MOVE:
@@ -284,7 +288,6 @@ public final class JitDump {
           break;
       }
       records.add(r);
-      previous = r;
       pos = end;
     }
     return new JitDump(path, order, version, headerSize, elfMach, pid, timestamp, flags, records, bytes.length - pos, bytes);
