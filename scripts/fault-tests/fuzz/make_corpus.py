@@ -100,6 +100,8 @@ def crafted() -> dict:
         "load-no-nul": h + rec(0, struct.pack("<IIQQQQ", 1, 1, 0x1000, 0x1000, 0, 1) + b"nonul" * 5),
         "load-code-too-big": h + rec(0, struct.pack("<IIQQQQ", 1, 1, 0x1000, 0x1000, 1 << 62, 1) + b"f\0" + b"\xc3" * 8),
         "load-wrap": h + load(0xFFFFFFFFFFFFFFF0, 32) + load(0, 16, b"zero", 2),
+        # Found by the reader fuzzer: a load at the very last address becomes an empty span.
+        "load-at-max": h + load(0xFFFFFFFFFFFFFFFF, 32, b"\xff\xfe") + load(0xFFFFFFFFFFFFFFF0, 8, b"below", 2),
         "load-dup-index": h + load(0x1000, 8) + load(0x2000, 8, b"b", 1),
         "load-overlap": h + load(0x1000, 64) + load(0x1010, 8, b"inner", 2) + load(0x1000, 64, b"again", 3),
         "debug-huge-count": h + rec(2, struct.pack("<QQ", 0x1000, 1 << 63) + struct.pack("<Qii", 0x1000, 1, 0) + b"F\0") +

@@ -1,6 +1,7 @@
 // libFuzzer target: the jitdump CLI itself (jitdump/tool/main.cc, compiled with its main()
 // renamed), every read-only command with and without --json, on the input as FILE; the fold
-// parser (jitdump/tool/fold.cc) and strip-inline's pure splitter (jitdump/tool/strip_inline.cc).
+// command (jitdump/tool/fold.cc) with the script on stdin, and strip-inline's pure splitter
+// (jitdump/tool/strip_inline.cc).
 //
 // Input layout: DUMP_BYTES [ "\n#PERF-SCRIPT#\n" PERF_SCRIPT_TEXT ]; the text after the separator
 // is what `jitdump fold` reads on stdin. The file lives in a memfd (no disk I/O); stdout goes to
@@ -11,6 +12,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <cstdlib>
@@ -91,14 +93,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   Run(a2l);
   if (sep != std::string_view::npos) {
-    // `jitdump fold FILE < script`, without going through std::cin.
-    const jitdump::JitDump parsed =
-        jitdump::Parse(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(dump.data()), dump.size()));
-    const jitdump::CodeMap map(parsed);
-    std::istringstream in{std::string(script)};
-    std::map<std::string, uint64_t> stacks;
-    jitdump::tool::FoldStats stats;
-    jitdump::tool::FoldPerfScript(in, parsed, map, stacks, stats);
+    // `jitdump fold FILE < script`: the script becomes stdin (a memfd) for std::cin.
+    Put(g_stdin, script);
+    const int saved = ::dup(STDIN_FILENO);
+    if (saved < 0 || ::dup2(g_stdin, STDIN_FILENO) < 0) std::abort();
+    ::lseek(STDIN_FILENO, 0, SEEK_SET);
+    std::clearerr(stdin);
+    std::cin.clear();
+    Run({"fold", g_path});
+    ::dup2(saved, STDIN_FILENO);
+    ::close(saved);
+    std::clearerr(stdin);
+    std::cin.clear();
+    // The frame-line parser on every line.
     std::istringstream lines{std::string(script)};
     for (std::string line; std::getline(lines, line);) {
       jitdump::tool::ScriptFrame frame;
