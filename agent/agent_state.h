@@ -41,5 +41,7 @@ AgentState* State();
 jvmtiError EnableEvents(AgentState* state);
 // Replays already compiled and generated code (late attach), on the calling thread.
 void ReplayExistingCode(AgentState* state);
+// Replays the non-nmethod blobs only (at VM death, for blobs HotSpot never posted live).
+void ReplayStubs(AgentState* state);
 
 }  // namespace jitdump_agent

@@ -79,7 +79,10 @@ void JNICALL OnDynamicCodeGenerated(jvmtiEnv*, const char* name, const void* add
   CallbackScope scope(&Stats::dynamic_code_generated, /*carries_code=*/length > 0);
   AgentState* s = scope.state();
   if (s == nullptr) return;
-  if (length <= 0) return;  // nothing a sample could land in
+  if (length <= 0) {  // nothing a sample could land in
+    s->stats.empty_blobs.Add();
+    return;
+  }
   try {
     const std::string stub_name = StubName(ModifiedUtf8ToUtf8(name != nullptr ? name : ""));
     LoadInput input;
@@ -91,6 +94,7 @@ void JNICALL OnDynamicCodeGenerated(jvmtiEnv*, const char* name, const void* add
     input.code = s->options.code ? address : nullptr;
     input.name = stub_name;
     input.replayed = t_replaying;
+    input.dynamic_code = true;
     if (Batch* batch = BuildLoadBatch(s->queue, s->stats, input)) s->queue.Push(batch);
   } catch (...) {
     s->stats.lost_allocation.Add();
@@ -127,7 +131,13 @@ namespace {
 
 void JNICALL OnVMDeath(jvmtiEnv*, JNIEnv*) {
   try {
-    if (AgentState* s = State()) CloseOutput(s);
+    AgentState* s = State();
+    if (s == nullptr) return;
+    // HotSpot never posts some blobs live (InlineCacheBuffer, jni_fast_Get*Field, ...). A replay
+    // now reports every non-nmethod blob; the writer keeps only those covering addresses nothing
+    // else describes, so samples in them resolve too. The VM is still live during VMDeath.
+    ReplayStubs(s);
+    CloseOutput(s);
   } catch (...) {
   }
 }
@@ -148,6 +158,12 @@ jvmtiError EnableEvents(AgentState* state) {
     if (error != JVMTI_ERROR_NONE) return error;
   }
   return JVMTI_ERROR_NONE;
+}
+
+void ReplayStubs(AgentState* state) {
+  t_replaying = true;
+  (void)state->jvmti->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+  t_replaying = false;
 }
 
 void ReplayExistingCode(AgentState* state) {

@@ -68,7 +68,7 @@ Batch* BuildCompiledLoad(const CompiledLoadContext& c, const CompiledLoadEvent& 
   }
 
   std::vector<LineRow> rows;
-  if (c.lines) rows = BuildLineRows(start, start + size, scratch.sites);
+  if (c.lines) rows = BuildLineRows(start, start + size, scratch.sites, /*closing_row=*/true);
 
   const jitdump::InlineDebugInfo* inline_info = nullptr;
   if (c.options.inline_info && !scratch.sites.empty()) {

@@ -24,10 +24,12 @@ int32_t LineTable::FirstLine() const {
   return entries_.front().line;
 }
 
-std::vector<LineRow> BuildLineRows(uint64_t code_start, uint64_t code_end, std::span<const PcSite> sites) {
+std::vector<LineRow> BuildLineRows(uint64_t code_start, uint64_t code_end, std::span<const PcSite> sites,
+                                   bool closing_row) {
   std::vector<LineRow> rows;
-  rows.reserve(sites.size());
+  rows.reserve(sites.size() + 1);
   uint64_t range_start = code_start;
+  uint64_t described_end = code_start;  // end of the last range that got a row
   for (const PcSite& site : sites) {
     if (site.pc <= range_start || site.pc > code_end) continue;  // empty or outside this code
     const Frame* frame = nullptr;
@@ -42,8 +44,13 @@ std::vector<LineRow> BuildLineRows(uint64_t code_start, uint64_t code_end, std::
       const int32_t line = frame->method->lines.LineAt(frame->bci);
       const bool same = !rows.empty() && rows.back().line == line && *rows.back().file == *file;
       if (!same) rows.push_back({range_start, file, line});
+      described_end = site.pc;
     }
     range_start = site.pc;
+  }
+  if (closing_row && !rows.empty() && described_end > rows.back().addr) {
+    const LineRow last = rows.back();
+    rows.push_back({described_end, last.file, last.line});
   }
   return rows;
 }

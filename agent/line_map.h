@@ -71,6 +71,11 @@ struct LineRow {
 // same file and line merged. The line for a range is taken from the innermost frame that has
 // line information (a lambda body or hidden-class frame without a table falls back to its
 // caller's line). Ranges whose chain has no line information get no row of their own.
-std::vector<LineRow> BuildLineRows(uint64_t code_start, uint64_t code_end, std::span<const PcSite> sites);
+//
+// With `closing_row`, one more row at the end of the last described range repeats the last
+// line (its address may equal code_end). perf 6.1's genelf ends the DWARF line sequence at the
+// last entry's address, so without it the last real row would cover no instructions.
+std::vector<LineRow> BuildLineRows(uint64_t code_start, uint64_t code_end, std::span<const PcSite> sites,
+                                   bool closing_row = false);
 
 }  // namespace jitdump_agent

@@ -31,6 +31,7 @@ Batch* BuildLoadBatch(RecordQueue& queue, Stats& stats, const LoadInput& input) 
   if (batch == nullptr) return nullptr;
   batch->kind = BatchKind::kLoad;
   batch->replayed = input.replayed;
+  batch->dynamic_code = input.dynamic_code;
   batch->timestamp = input.timestamp;
   batch->code_addr = input.code_addr;
   batch->code_size = input.code_size;

@@ -23,6 +23,7 @@ struct LoadInput {
   std::span<const LineRow> rows;                      // empty: no DEBUG_INFO
   const jitdump::InlineDebugInfo* inline_info = nullptr;  // null: no inline record
   bool replayed = false;
+  bool dynamic_code = false;
 };
 
 // nullptr when the batch could not be allocated (already counted by the queue) or a record

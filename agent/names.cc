@@ -152,6 +152,10 @@ std::string PerfMapName(std::string_view name) {
   return out;
 }
 
+bool IsScratchBuffer(std::string_view name) {
+  return name == "C1 temporary CodeBuffer" || name == "Signature Handler Temp Buffer";
+}
+
 std::string StubName(std::string_view vm_name) {
   constexpr std::string_view kPrefix = "Stub Generator ";
   if (vm_name.substr(0, kPrefix.size()) == kPrefix) vm_name.remove_prefix(kPrefix.size());

@@ -36,6 +36,10 @@ std::string SourcePath(std::string_view class_signature, std::string_view source
 // in the java style there. Anything else is returned unchanged.
 std::string PerfMapName(std::string_view name);
 
+// Blobs that HotSpot lists when replaying but that never hold code that runs: compiler and
+// signature-handler scratch buffers. Writing them would only add dead bytes to the dump.
+bool IsScratchBuffer(std::string_view stub_name);
+
 // DynamicCodeGenerated names are VM strings (modified UTF-8, sometimes with a
 // "Stub Generator " prefix); keep them verbatim but printable and one line.
 std::string StubName(std::string_view vm_name);

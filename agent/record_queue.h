@@ -23,6 +23,7 @@ enum class BatchKind : uint8_t { kLoad, kUnload };
 struct Batch {
   BatchKind kind = BatchKind::kLoad;
   bool replayed = false;        // came from GenerateEvents
+  bool dynamic_code = false;    // a DynamicCodeGenerated blob (stub, adapter, interpreter)
   uint8_t record_count = 0;     // records in the payload (kLoad)
   bool has_debug_info = false;
   bool has_inline_info = false;

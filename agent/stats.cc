@@ -105,7 +105,8 @@ std::string Stats::ToJson(const std::string& dump_path, const std::string& perfm
   AppendField(out, "compiled_method_unload", compiled_method_unload.Get());
   AppendField(out, "dynamic_code_generated", dynamic_code_generated.Get());
   AppendField(out, "replayed", replayed_events.Get());
-  AppendField(out, "duplicate_loads", duplicate_loads.Get(), false);
+  AppendField(out, "duplicate_loads", duplicate_loads.Get());
+  AppendField(out, "empty_blobs", empty_blobs.Get(), false);
   out += "},\"written\":{";
   AppendField(out, "code_loads", code_loads_written.Get());
   AppendField(out, "debug_info", debug_info_written.Get());

@@ -55,7 +55,8 @@ struct Stats {
   Counter compiled_method_unload;
   Counter dynamic_code_generated;
   Counter replayed_events;       // delivered inside GenerateEvents (late attach)
-  Counter duplicate_loads;       // same address and size as a live load: skipped by the writer
+  Counter duplicate_loads;       // code already written (replays): skipped by the writer
+  Counter empty_blobs;           // DynamicCodeGenerated with length 0: nothing to write
 
   // What reached the file.
   Counter code_loads_written;    // JIT_CODE_LOAD records

@@ -147,8 +147,23 @@ void Writer::Finish(uint64_t close_time, uint32_t timeout_ms) {
 }
 
 bool Writer::IsDuplicate(const Batch& batch) const {
+  // A replayed stub (GenerateEvents at attach or VM death) is wanted only where nothing already
+  // describes the code: the replay also lists enclosing containers ("adapters", "C1 temporary
+  // CodeBuffer") and renames blobs, which would shadow the finer names written before.
+  if (batch.replayed && batch.dynamic_code) {
+    return IsScratchBuffer(batch.load_name()) || OverlapsLiveCode(batch.code_addr, batch.code_size);
+  }
   const auto it = live_.find(batch.code_addr);
   return it != live_.end() && it->second.size == batch.code_size && it->second.name == batch.load_name();
+}
+
+bool Writer::OverlapsLiveCode(uint64_t start, uint64_t size) const {
+  auto it = live_.upper_bound(start);
+  if (it != live_.begin()) {
+    const auto prev = std::prev(it);
+    if (prev->first + prev->second.size > start) return true;
+  }
+  return it != live_.end() && it->first < start + size;
 }
 
 void Writer::PrepareLoad(Batch& batch) {

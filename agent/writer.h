@@ -54,6 +54,7 @@ class Writer {
 
   void Run();
   bool IsDuplicate(const Batch& batch) const;
+  bool OverlapsLiveCode(uint64_t start, uint64_t size) const;
   void PrepareLoad(Batch& batch);
   void WritePending();
   void ApplyUnload(const Batch& batch);

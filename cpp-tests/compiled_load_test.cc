@@ -74,7 +74,7 @@ TEST_F(CompiledLoadTest, RowsFollowPcDescEndSemanticsAndInlinedFramesCarryTheirO
   const auto& debug = records[0];
   ASSERT_EQ(debug.id, 2u);
   EXPECT_EQ(debug.code_addr, base);
-  ASSERT_EQ(debug.entries.size(), 3u);
+  ASSERT_EQ(debug.entries.size(), 4u);
   EXPECT_EQ(debug.entries[0].addr, base);         // [start, 0x10): caller line 10
   EXPECT_EQ(debug.entries[0].line, 10);
   EXPECT_EQ(debug.entries[1].addr, base + 0x10);  // [0x10, 0x30): callee line 41
@@ -82,6 +82,8 @@ TEST_F(CompiledLoadTest, RowsFollowPcDescEndSemanticsAndInlinedFramesCarryTheirO
   EXPECT_EQ(debug.entries[1].line, 41);
   EXPECT_EQ(debug.entries[2].addr, base + 0x30);  // [0x30, 0x50): caller line 12
   EXPECT_EQ(debug.entries[2].line, 12);
+  EXPECT_EQ(debug.entries[3].addr, base + 0x50);  // closing row: line 12 ends at the last PcDesc
+  EXPECT_EQ(debug.entries[3].line, 12);
   const auto& load = records[1];
   EXPECT_EQ(load.id, 0u);
   EXPECT_EQ(load.name, "app.Caller.run(java.lang.String[])");

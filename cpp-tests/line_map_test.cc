@@ -101,6 +101,31 @@ TEST(BuildLineRowsTest, NoLineInformationAnywhereGivesNoRows) {
   EXPECT_TRUE(BuildLineRows(0, 0x10, sites).empty());
 }
 
+// perf's genelf ends the line sequence at the last entry: a closing row at the end of the last
+// described range keeps the last real row alive.
+TEST(BuildLineRowsTest, ClosingRowEndsTheLastDescribedRange) {
+  const MethodLines m = Method("A.java", {{0, 10}, {4, 11}});
+  const MethodLines none = Method("", {});
+  const Frame a{&m, 0}, b{&m, 4}, dark{&none, 0};
+  const PcSite sites[] = {{0x10, {&a, 1}}, {0x30, {&b, 1}}, {0x50, {&dark, 1}}};
+  const std::vector<LineRow> rows = BuildLineRows(0, 0x60, sites, /*closing_row=*/true);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1].addr, 0x10u);
+  EXPECT_EQ(rows[1].line, 11);
+  EXPECT_EQ(rows[2].addr, 0x30u);  // where line 11's range ends; the dark range after it gets none
+  EXPECT_EQ(rows[2].line, 11);
+  EXPECT_EQ(BuildLineRows(0, 0x60, sites).size(), 2u);
+}
+
+TEST(BuildLineRowsTest, ClosingRowMayEndAtCodeEnd) {
+  const MethodLines m = Method("A.java", {{0, 10}});
+  const Frame a{&m, 0};
+  const PcSite sites[] = {{0x40, {&a, 1}}};
+  const std::vector<LineRow> rows = BuildLineRows(0, 0x40, sites, true);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].addr, 0x40u);
+}
+
 TEST(BuildLineRowsTest, OutOfRangeAndDuplicatePcsAreIgnored) {
   const MethodLines m = Method("A.java", {{0, 1}, {1, 2}, {2, 3}});
   const Frame a{&m, 0}, b{&m, 1}, c{&m, 2};

@@ -138,6 +138,42 @@ TEST_F(WriterTest, ReplayDuplicatesAreSkippedButReusedAddressesAreNot) {
   EXPECT_EQ(stats.code_loads_written.Get(), 2u);
 }
 
+// Replayed stubs fill gaps only: a container or a renamed copy of a known blob is dropped, a
+// blob HotSpot never posted live is kept.
+TEST_F(WriterTest, ReplayedStubsAreWrittenOnlyWhereNothingIsKnown) {
+  Stats stats;
+  RecordQueue queue(options_, stats);
+  Writer writer(options_, stats, queue);
+  ASSERT_TRUE(writer.Open(1, 1000));
+  writer.Start();
+  PushLoad(queue, stats, 2000, 0x1000, 0x100, "I2C/C2I adapters(0xabc)");
+  PushLoad(queue, stats, 2001, 0x1100, 0x100, "call_stub");
+  auto replay = [&](uint64_t addr, uint64_t size, const char* name) {
+    std::vector<uint8_t> code(size, 0xcc);
+    LoadInput in;
+    in.timestamp = 3000;
+    in.code_addr = addr;
+    in.code_size = size;
+    in.code = code.data();
+    in.name = name;
+    in.replayed = true;
+    in.dynamic_code = true;
+    ASSERT_TRUE(queue.Push(BuildLoadBatch(queue, stats, in)));
+  };
+  replay(0x1000, 0x100, "I2C/C2I adapters");  // same blob, replay's name
+  replay(0x0f00, 0x400, "adapters");          // enclosing BufferBlob
+  replay(0x9000, 0x80, "InlineCacheBuffer");  // never posted live
+  replay(0xa000, 0x800, "C1 temporary CodeBuffer");  // scratch: never runs
+  writer.Finish(9000, 5000);
+  const auto records = test_support::WalkRecords(test_support::ReadFileBytes(writer.dump_path()));
+  std::vector<std::string> names;
+  for (const auto& r : records) {
+    if (r.id == 0) names.push_back(r.name);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"I2C/C2I adapters(0xabc)", "call_stub", "InlineCacheBuffer"}));
+  EXPECT_EQ(stats.duplicate_loads.Get(), 3u);
+}
+
 TEST_F(WriterTest, PerfMapHoldsOnlyLiveCodeAtExit) {
   options_.perfmap = true;
   Stats stats;

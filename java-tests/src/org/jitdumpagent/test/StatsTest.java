@@ -48,16 +48,23 @@ class StatsTest {
     long loads = d.count(JitDump.CODE_LOAD);
     long events = r.stat("events.compiled_method_load") + r.stat("events.dynamic_code_generated");
     long lost = r.stat("lost.total");
-    long afterClose = r.stat("lost.after_close");
     long duplicates = r.stat("events.duplicate_loads");
-    // The agent counts an event that arrives after the dump is closed (HotSpot still posts
-    // loads while VMDeath runs) under lost.after_close only, not under events.*: see the report.
-    assertEquals(events, loads + (lost - afterClose) + duplicates,
-                 "events (compiled_method_load + dynamic_code_generated) vs loads + lost + duplicates; stats: " + r.stats());
+    long empty = r.stat("events.empty_blobs");
+    // Every code blob the JVM reported is in the file, counted as lost (by cause, including
+    // lost.after_close for loads HotSpot posts while VMDeath runs), a duplicate of code already
+    // written (GenerateEvents replays), or an empty blob nothing can run in.
+    assertEquals(events, loads + lost + duplicates + empty,
+                 "events (compiled_method_load + dynamic_code_generated) vs loads + lost + duplicates + empty; stats: "
+                     + r.stats());
     for (String reason : new String[] {"budget", "queue_full", "allocation", "write_error", "no_output"}) {
       assertEquals(0, r.stat("lost." + reason), "lost." + reason + "; stats: " + r.stats());
     }
     assertEquals(0, r.stat("lookup_errors"), "JVMTI lookup errors");
-    assertEquals(0, r.stat("events.replayed"), "nothing is replayed when loaded at startup");
+    // Loaded at startup, the only replay is the stubs-only one at VM death (for blobs HotSpot
+    // never posts live); it adds only blobs nothing else describes.
+    long replayed = r.stat("events.replayed");
+    assertTrue(replayed > 0 && replayed <= r.stat("events.dynamic_code_generated"),
+               "stub replay at VM death; stats: " + r.stats());
+    assertTrue(duplicates <= replayed, "only replayed events can be duplicates here; stats: " + r.stats());
   }
 }
