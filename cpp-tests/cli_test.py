@@ -240,6 +240,22 @@ def scenario_fold(d):
     expect(out == "", "empty input folds to nothing")
 
 
+def scenario_fold_injected(d):
+    """After perf inject --jit, perf script prints a JIT frame's ip relative to its ELF
+    jitted-<pid>-<code_index>.so, whose .text starts at 0x80: 0xc8 in code_index 1 is
+    0x10000 + 0x48, the same place as the absolute 0x10048 above."""
+    f = os.path.join(d, "inline.dump")
+    script = ("java  4242/4243 [000]   100.000000:          1 cpu-clock:u:\n"
+              "\t              c8 Outer.run (/tmp/run/jit/jitted-4242-1.so)\n"
+              "\t    7f0000005678 start_thread+0x10 (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\n"
+              "java  4242/4243 [000]   100.100000:          1 cpu-clock:u:\n"
+              "\t            9999 Outer.run (/tmp/run/jit/jitted-4242-1.so)\n")
+    out, err = expect_rc(["fold", f], 0, stdin=script)
+    expect(out.splitlines() == ["java;Outer.run 1", "java;start_thread;Outer.run;Mid.step;Leaf.get 1"],
+           "folded:\n" + out)  # an ip past the ELF's code keeps perf's symbol
+    expect("2 JIT frames" in err or "1 JIT frames" in err, err)
+
+
 def scenario_node_fold(d):
     """Real `perf record -k mono -g node --perf-prof` output: perf names the JIT frames
     [unknown] (/tmp/perf-9679.map); fold names every one of them from the dump."""

@@ -134,6 +134,35 @@ struct Sample {
 // Loads covering an address, in file order, computed on first use.
 using CoverCache = std::unordered_map<uint64_t, std::vector<size_t>>;
 
+// After `perf inject --jit`, a JIT frame names its ELF, jitted-<pid>-<code_index>.so, and perf
+// script prints the ip relative to that ELF: its .text starts at 0x80 (perf's
+// GEN_ELF_TEXT_OFFSET), so code_addr + ip - 0x80 is the address. Returns the load's record
+// index and rewrites *addr, or -1 when `dso` is no such ELF of this dump.
+int64_t JittedElfLoad(const JitDump& dump, std::unordered_map<uint64_t, size_t>& by_index, std::string_view dso,
+                      uint64_t* addr) {
+  constexpr uint64_t kTextOffset = 0x80;
+  const size_t slash = dso.rfind('/');
+  std::string_view base = slash == std::string_view::npos ? dso : dso.substr(slash + 1);
+  if (base.substr(0, 7) != "jitted-" || base.size() < 4 || base.substr(base.size() - 3) != ".so") return -1;
+  base = base.substr(7, base.size() - 10);  // "<pid>-<index>"
+  const size_t dash = base.find('-');
+  if (dash == std::string_view::npos || !AllDigits(base.substr(dash + 1)) || base.size() - dash - 1 > 19) return -1;
+  uint64_t code_index = 0;
+  for (char c : base.substr(dash + 1)) code_index = code_index * 10 + static_cast<uint64_t>(c - '0');
+  if (by_index.empty()) {
+    for (size_t i = 0; i < dump.records.size(); ++i) {
+      if (const LoadBody* load = dump.records[i].load()) by_index.emplace(load->code_index, i);
+    }
+  }
+  const auto it = by_index.find(code_index);
+  if (it == by_index.end()) return -1;
+  const LoadBody* load = dump.records[it->second].load();
+  if (*addr >= load->code_addr && *addr - load->code_addr < load->code_size) return static_cast<int64_t>(it->second);
+  if (*addr < kTextOffset || *addr - kTextOffset >= load->code_size) return -1;
+  *addr = load->code_addr + (*addr - kTextOffset);
+  return static_cast<int64_t>(it->second);
+}
+
 // The load for a JIT frame: the final state of the address, unless the sample is older than that
 // load; then the latest load covering the address that existed at the sample's time (code cache
 // addresses are reused). Samples older than every covering load keep the final state.
@@ -161,7 +190,7 @@ int64_t LoadForFrame(const JitDump& dump, const CodeMap& map, CoverCache& cache,
 }
 
 void Flush(Sample& sample, const JitDump& dump, const CodeMap& map, const SidecarIndex& sidecar, CoverCache& cache,
-           std::map<std::string, uint64_t>& stacks, FoldStats& stats) {
+           std::unordered_map<uint64_t, size_t>& by_index, std::map<std::string, uint64_t>& stacks, FoldStats& stats) {
   if (!sample.active || sample.frames.empty()) {
     sample = Sample{};
     return;
@@ -169,11 +198,12 @@ void Flush(Sample& sample, const JitDump& dump, const CodeMap& map, const Sideca
   std::string stack = CleanName(sample.comm.empty() ? "[unknown]" : sample.comm);
   for (size_t i = sample.frames.size(); i-- > 0;) {
     const ScriptFrame& frame = sample.frames[i];
-    const int64_t load =
-        MaybeJitDso(frame.dso) ? LoadForFrame(dump, map, cache, frame.addr, sample.time_ns, stats) : -1;
+    uint64_t addr = frame.addr;
+    int64_t load = JittedElfLoad(dump, by_index, frame.dso, &addr);
+    if (load < 0 && MaybeJitDso(frame.dso)) load = LoadForFrame(dump, map, cache, addr, sample.time_ns, stats);
     if (load >= 0) {
       ++stats.jit_frames;
-      const std::vector<InlineFrame> chain = InlineChain(dump, sidecar, static_cast<size_t>(load), frame.addr);
+      const std::vector<InlineFrame> chain = InlineChain(dump, sidecar, static_cast<size_t>(load), addr);
       if (!chain.empty()) {
         ++stats.expanded_frames;
         for (size_t k = chain.size(); k-- > 0;) stack += ";" + CleanName(chain[k].function);
@@ -197,10 +227,11 @@ void FoldPerfScript(std::istream& in, const JitDump& dump, const CodeMap& map, c
                     std::map<std::string, uint64_t>& stacks, FoldStats& stats) {
   Sample sample;
   CoverCache cache;
+  std::unordered_map<uint64_t, size_t> by_index;
   std::string line;
   while (std::getline(in, line)) {
     if (Trim(line).empty()) {
-      Flush(sample, dump, map, sidecar, cache, stacks, stats);
+      Flush(sample, dump, map, sidecar, cache, by_index, stacks, stats);
       continue;
     }
     const bool indented = line[0] == ' ' || line[0] == '\t';
@@ -215,7 +246,7 @@ void FoldPerfScript(std::istream& in, const JitDump& dump, const CodeMap& map, c
     }
     if (indented) continue;  // not a frame: ignore
     // A new sample header: "comm pid[/tid] [more fields]".
-    Flush(sample, dump, map, sidecar, cache, stacks, stats);
+    Flush(sample, dump, map, sidecar, cache, by_index, stacks, stats);
     sample.active = true;
     const std::vector<std::string_view> tokens = Split(line);
     size_t pid_at = tokens.size();
@@ -251,7 +282,7 @@ void FoldPerfScript(std::istream& in, const JitDump& dump, const CodeMap& map, c
       }
     }
   }
-  Flush(sample, dump, map, sidecar, cache, stacks, stats);
+  Flush(sample, dump, map, sidecar, cache, by_index, stacks, stats);
 }
 
 }  // namespace jitdump::tool
