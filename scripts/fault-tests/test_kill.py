@@ -120,6 +120,25 @@ def perf_inject_after_kill(ctx: fl.Context) -> None:
     check(len(java_syms) > 0, "perf report shows no Java method", rep.stdout[-3000:])
     fl.log(f"perf inject: {len(jitted)} jitted images from a dump with {d.loads} loads "
            f"(truncated tail {d.truncated_bytes} bytes); report lines with Java: {len(java_syms)}")
+    # The kernel never showed us a torn record (pwritev of whole records lands whole), so make the
+    # worst case by hand: cut the same dump in the middle of a record in its second half.
+    data = dumps[0].read_bytes()
+    cut = d.size // 2 + 37
+    dumps[0].write_bytes(data[:cut])
+    t = ctx.assert_valid(dumps[0], "dump cut mid-record", allow_truncated_tail=True)
+    check(t.truncated_bytes > 0, "the cut should leave a partial record", t.describe())
+    for p in jitted:
+        p.unlink()
+    r = subprocess.run(["perf", "inject", "--jit", "-i", str(data_file(out)), "-o", str(out / "cut.data")],
+                       capture_output=True, text=True, timeout=300, cwd=out)
+    check(r.returncode == 0 and list(out.glob("jitted-*.so")),
+          f"perf inject --jit fails on a dump with a torn final record (exit {r.returncode})", r.stderr)
+    fl.log(f"perf inject on the dump cut mid-record ({t.truncated_bytes} stray bytes): "
+           f"{len(list(out.glob('jitted-*.so')))} jitted images")
+
+
+def data_file(out):
+    return out / "perf.data"
 
 
 def clean_exits(ctx: fl.Context) -> None:
