@@ -554,6 +554,31 @@ def test_wrapper(ctx):
     check(t.stdout.splitlines() == folded, "perf-java folded regenerates folded.txt")
 
 
+def test_inline_folded(ctx):
+    """inline=on: perf inject stays quiet (perf-java strips the samply records first) and the
+    folded stacks expand a JIT frame into its inline chain: Demo.leaf() is inlined into
+    Demo.inlinedCaller() (its hot line is marked "// HOT: leaf"), so its samples must show
+    as "...;demo.Demo.inlinedCaller;demo.Demo.leaf", a frame perf alone never shows."""
+    if not ctx.tool:
+        check(False, "the jitdump tool is needed to fold with inline chains (build it)")
+    run_dir = record_demo(ctx, "inline-folded", seconds="3", freq="999", agent_opts="inline=on", extra=("-g",))
+    dumps = [f for f in os.listdir(os.path.join(run_dir, "jit")) if re.match(r"jit-\d+\.dump$", f)]
+    check(any(os.path.exists(os.path.join(run_dir, "jit", d + ".inline")) for d in dumps),
+          "inline records moved to jit-PID.dump.inline before inject")
+    log = os.path.join(run_dir, "inject.log")
+    check(not os.path.exists(log) or "unknown record type" not in open(log).read(),
+          "perf inject printed no unknown-record warnings")
+    folded = open(os.path.join(run_dir, "folded.txt")).read().splitlines()
+    def count(pattern):
+        return sum(int(l.rsplit(" ", 1)[1]) for l in folded if re.search(pattern, l))
+    expanded = count(r"demo\.Demo\.inlinedCaller;demo\.Demo\.leaf( |;)")
+    caller = count(r"demo\.Demo\.inlinedCaller( |;)")
+    figure("inline_folded.caller_samples", caller)
+    figure("inline_folded.expanded_samples", expanded)
+    check(caller > 0 and expanded >= 0.5 * caller,
+          f"{expanded} of {caller} inlinedCaller samples expanded into ...;inlinedCaller;leaf")
+
+
 TESTS = {name[5:]: fn for name, fn in globals().items() if name.startswith("test_")}
 
 
