@@ -82,11 +82,17 @@ def body(ctx: fl.Context) -> None:
     # 2. Symlink at /tmp/perf-<pid>.map (the default perfmap directory).
     before = fresh_victim()
     out = ctx.work / "out-perfmap-link"
-    planted = []
-    fl.on_exit(lambda: [Path(p).unlink(missing_ok=True) for p in planted])
-    plant = f"ln -sfn {victim} /tmp/perf-$$.map  # -f: a stale map of an earlier process with this pid"
+    record = ctx.work / "planted-map"  # written by the shell, so the link is removed even if the JVM fails
+
+    def remove_planted() -> None:
+        if record.is_file():
+            p = Path(record.read_text().strip())
+            if p.is_symlink():
+                p.unlink()
+    fl.on_exit(remove_planted)
+    # -f: a stale map of an earlier process with this pid may be in the way
+    plant = f"ln -sfn {victim} /tmp/perf-$$.map; echo /tmp/perf-$$.map > {record}"
     pid, stderr, lines = run_planted(plant, f"dir={out},perfmap=on")
-    planted.append(f"/tmp/perf-{pid}.map")
     check(len(lines) == 1 and "cannot create perf map in /tmp" in lines[0] and "not ours" in lines[0],
           "perf map symlink: expected one warning", stderr)
     check(fingerprint(victim) == before, "perf map symlink: the victim was touched")
