@@ -12,12 +12,19 @@
 // true_file true_line (file -1: none) | M frames distinct_methods (after a load's P lines) |
 // S addr size name_len.
 //   -agentpath:.../libpcdesc_probe.so=/path/out.txt
+//
+// Timing mode (time=PATH): only stamps CLOCK_MONOTONIC at each CompiledMethodLoad and writes
+// "addr size numpcs nanos" lines at exit. JVMTI calls the environments of one event in the
+// order they were created, so two copies of this library (two file names: two handles, two
+// environments), one loaded before libjitdumpagent and one after, bracket the agent's callback:
+// the difference of their stamps is the agent's time for that event, per method size.
 #include <jvmti.h>
 #include <jvmticmlr.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -32,6 +39,14 @@ struct MethodData {
 };
 
 jvmtiEnv* g_jvmti = nullptr;
+bool g_timing = false;
+struct Stamp {
+  uintptr_t addr;
+  jint size;
+  jint numpcs;
+  uint64_t nanos;
+};
+std::vector<Stamp> g_stamps;
 std::mutex g_mutex;
 FILE* g_out = nullptr;
 std::unordered_map<jmethodID, MethodData> g_methods;
@@ -104,6 +119,18 @@ int TrueLine(const MethodData& d, jint bci) {
 
 void JNICALL OnLoad(jvmtiEnv*, jmethodID method, jint code_size, const void* code_addr, jint,
                     const jvmtiAddrLocationMap*, const void* compile_info) {
+  if (g_timing) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    jint numpcs = 0;
+    for (auto* h = static_cast<const jvmtiCompiledMethodLoadRecordHeader*>(compile_info); h; h = h->next) {
+      if (h->kind == JVMTI_CMLR_INLINE_INFO) numpcs += reinterpret_cast<const jvmtiCompiledMethodLoadInlineRecord*>(h)->numpcs;
+    }
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_stamps.push_back({reinterpret_cast<uintptr_t>(code_addr), code_size, numpcs,
+                        static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec)});
+    return;
+  }
   std::lock_guard<std::mutex> lock(g_mutex);
   const MethodData& root = Lookup(method);
   std::fprintf(g_out, "L %lx %d %zu\n", static_cast<unsigned long>(reinterpret_cast<uintptr_t>(code_addr)),
@@ -151,6 +178,11 @@ void JNICALL OnStub(jvmtiEnv*, const char* name, const void* address, jint lengt
 
 void JNICALL OnDeath(jvmtiEnv*, JNIEnv*) {
   std::lock_guard<std::mutex> lock(g_mutex);
+  for (const Stamp& s : g_stamps) {
+    std::fprintf(g_out, "%lx %d %d %llu\n", static_cast<unsigned long>(s.addr), s.size, s.numpcs,
+                 static_cast<unsigned long long>(s.nanos));
+  }
+  g_stamps.clear();
   if (g_out) std::fflush(g_out);
 }
 
@@ -158,7 +190,13 @@ void JNICALL OnDeath(jvmtiEnv*, JNIEnv*) {
 
 extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
   if (vm->GetEnv(reinterpret_cast<void**>(&g_jvmti), JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;
-  g_out = std::fopen(options && *options ? options : "pcdesc-probe.txt", "w");
+  const char* path = options && *options ? options : "pcdesc-probe.txt";
+  if (std::strncmp(path, "time=", 5) == 0) {
+    g_timing = true;
+    path += 5;
+    g_stamps.reserve(1 << 16);
+  }
+  g_out = std::fopen(path, "w");
   if (!g_out) return JNI_ERR;
   jvmtiCapabilities caps{};
   caps.can_generate_compiled_method_load_events = 1;
@@ -171,6 +209,7 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*)
   cb.VMDeath = OnDeath;
   g_jvmti->SetEventCallbacks(&cb, sizeof cb);
   for (jvmtiEvent e : {JVMTI_EVENT_COMPILED_METHOD_LOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED, JVMTI_EVENT_VM_DEATH}) {
+    if (g_timing && e == JVMTI_EVENT_DYNAMIC_CODE_GENERATED) continue;
     g_jvmti->SetEventNotificationMode(JVMTI_ENABLE, e, nullptr);
   }
   return JNI_OK;
