@@ -211,7 +211,8 @@ class Context:
         return f"-agentpath:{self.agent}={options}"
 
     def java_cmd(self, options, main: str, *args: str, jvm_args=()) -> list:
-        return [self.java, "-Xshare:auto", *jvm_args, self.agent_arg(options), "-cp", str(self.classes()), main, *args]
+        return [*asan_prefix(), self.java, "-Xshare:auto", *jvm_args, self.agent_arg(options), "-cp",
+                str(self.classes()), main, *args]
 
     def run_java(self, options, main: str = "Work", *args: str, jvm_args=(), env=None, timeout: float = 120,
                  cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -290,6 +291,18 @@ def _force_rmtree(path: Path) -> None:
         if target == str(path) or target.startswith(str(path) + "/"):
             umount(Path(target))
     shutil.rmtree(path, ignore_errors=True)
+
+
+def asan_prefix() -> list:
+    """With FAULT_ASAN=1 (and --agent built with -Db_sanitize=address,undefined), the JVM runs with
+    gcc's libasan preloaded, set up so HotSpot's own SEGV handling keeps working. `env` exec's
+    java, so the pid is the same."""
+    if os.environ.get("FAULT_ASAN") != "1":
+        return []
+    libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
+    return ["env", f"LD_PRELOAD={libasan}",
+            "ASAN_OPTIONS=handle_segv=0:allow_user_segv_handler=1:detect_leaks=0:abort_on_error=1",
+            "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"]
 
 
 def find_java_home(explicit: str) -> Path:

@@ -76,7 +76,8 @@ def body(ctx: fl.Context) -> None:
     # B. Late attach into a JVM that is already churning.
     out, stats_path, gate = ctx.work / "attach", ctx.work / "attach-stats.json", ctx.work / "attach-gate"
     jvm = ["-XX:+EnableDynamicAgentLoading"] if _jdk_major(ctx) >= 21 else []
-    cmd = [ctx.java, *jvm, *(xcomp if ctx.long else []), "-cp", str(ctx.classes()), "Stress", seconds, threads,
+    cmd = [*fl.asan_prefix(), ctx.java, *jvm, *(xcomp if ctx.long else []), "-cp", str(ctx.classes()), "Stress",
+           seconds, threads,
            str(gate)]
     out_path, err_path = ctx.work / "attach.out", ctx.work / "attach.err"
     with open(out_path, "wb") as o, open(err_path, "wb") as e:
