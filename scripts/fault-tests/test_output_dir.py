@@ -12,6 +12,7 @@ workload to the end (exit 0, output intact), and nothing is created.
 """
 import os
 import stat
+import subprocess
 
 import faultlib as fl
 from faultlib import check
@@ -64,7 +65,7 @@ def body(ctx: fl.Context) -> None:
     ro = ctx.work / "ro"
     fl.mount_tmpfs(ro, "size=1m,mode=0777")
     (ro / "existing").mkdir()
-    subprocess_remount(ro)
+    subprocess.run(["mount", "-o", "remount,ro", str(ro)], check=True)
     refused("read-only dir", f"dir={ro / 'existing'}", str(ro / "existing"), "Read-only file system")
     refused("read-only parent", f"dir={ro}/new/sub", str(ro), "Read-only file system")
     check(sorted(p.name for p in ro.iterdir()) == ["existing"] and not any((ro / "existing").iterdir()),
@@ -98,7 +99,7 @@ def body(ctx: fl.Context) -> None:
     try:
         r = ctx.run_java(f"dir={ctx.work / 'fifo-out'},config={fifo}", "Work", str(ROUNDS), timeout=10)
         hung = False
-    except fl.subprocess.TimeoutExpired:
+    except subprocess.TimeoutExpired:
         hung = True
     fl.known_bug("config-fifo-blocks", not hung,
                  f"config={fifo} (a FIFO): the JVM hangs at start-up (agent.cc ReadSmallFile opens it blocking "
@@ -110,11 +111,6 @@ def body(ctx: fl.Context) -> None:
     check(len(lines) == 1 and "cannot write stats" in lines[0] and str(ro) in lines[0],
           "stats on a read-only mount: expected one warning naming the path", stderr)
     ctx.assert_valid(fl.dumps_in(out)[0], "stats on read-only mount")
-
-
-def subprocess_remount(target) -> None:
-    import subprocess
-    subprocess.run(["mount", "-o", "remount,ro", str(target)], check=True)
 
 
 if __name__ == "__main__":
