@@ -15,6 +15,7 @@ import glob
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import struct
@@ -237,8 +238,8 @@ def exact_duplicates(loads):
 # Attach
 
 
-def attach(env, pid, options, force=False, jcmd_env=None):
-    command = [os.path.join(env.scripts, "attach"), "--agent", env.agent]
+def attach(env, pid, options, force=False, jcmd_env=None, agent=None):
+    command = [os.path.join(env.scripts, "attach"), "--agent", agent or env.agent]
     if force:
         command.append("--force")
     command += [str(pid), options]
@@ -703,11 +704,27 @@ def need_namespace_perf():
         raise Skip(f"perf record -a does not work here: {r.stderr.strip()[:200]}")
 
 
+# Where private_tmp() puts the workload classes and the agent inside the namespace.
+NS_CLASSES = "/tmp/app"
+NS_AGENT = "/tmp/agent/libjitdumpagent.so"
+
+
+def private_tmp(env):
+    """Shell that gives a new mount namespace its own tmpfs /tmp (as a container has) holding the
+    workload classes and the agent. They are copied in because the build directory may itself
+    live under /tmp (a CI clone), where the new mount hides it: opened before the mount, they
+    stay reachable through /proc/self/fd."""
+    return (f"exec 3<{shlex.quote(env.classes)} 4<{shlex.quote(env.agent)} && "
+            "mount -t tmpfs -o mode=1777 tmpfs /tmp && "
+            f"mkdir -p /tmp/jit {NS_CLASSES} {os.path.dirname(NS_AGENT)} && "
+            f"cp -r /proc/self/fd/3/. {NS_CLASSES} && cp /proc/self/fd/4 {NS_AGENT} && exec 3<&- 4<&- && ")
+
+
 def start_in_namespace(env, java_args, agent_options):
     """Starts java as pid 1 of new pid+mount namespaces with a private tmpfs /tmp. Returns
     (unshare process, host pid of the JVM)."""
-    inner = (f"mount -t tmpfs -o mode=1777 tmpfs /tmp && mkdir -p /tmp/jit && "
-             f"exec {env.java} -agentpath:{env.agent}={agent_options} -cp {env.classes} {java_args}")
+    inner = (private_tmp(env) +
+             f"exec {env.java} -agentpath:{NS_AGENT}={agent_options} -cp {NS_CLASSES} {java_args}")
     p = subprocess.Popen(["unshare", "--pid", "--mount", "--fork", "--mount-proc", "sh", "-c", inner],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
     env.processes.append(p)
@@ -887,8 +904,7 @@ def test_namespace_attach(env):
     """scripts/attach from the host into a JVM in its own pid+mount namespace, then collect."""
     if os.geteuid() != 0 or shutil.which("unshare") is None:
         raise Skip("needs root and unshare")
-    inner = (f"mount -t tmpfs -o mode=1777 tmpfs /tmp && "
-             f"exec {env.java} -cp {env.classes} Workload 20000 /tmp/stop")
+    inner = private_tmp(env) + f"exec {env.java} -cp {NS_CLASSES} Workload 20000 /tmp/stop"
     p = subprocess.Popen(["unshare", "--pid", "--mount", "--fork", "--mount-proc", "sh", "-c", inner],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env.clean_env())
     env.processes.append(p)
@@ -896,7 +912,7 @@ def test_namespace_attach(env):
     with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
         hostpid = int(f.read().split()[0])
     check(ns_pid_of(hostpid)[-1] == 1, "the JVM is not pid 1 of its namespace")
-    r = attach(env, hostpid, "dir=/tmp/jit,perfmap=on")
+    r = attach(env, hostpid, "dir=/tmp/jit,perfmap=on", agent=NS_AGENT)
     check(r.returncode == 0 and "writing /tmp/jit/jit-1.dump" in r.stdout, "attach into the namespace failed")
     root = f"/proc/{hostpid}/root"
     check(os.path.isfile(root + "/tmp/perf-1.map"), "no /tmp/perf-1.map inside the container")
