@@ -1,6 +1,7 @@
 #include "agent/agent.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <jvmti.h>
 #include <signal.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include "agent/agent_state.h"
 #include "agent/config.h"
 #include "agent/log.h"
+#include "jitdump/safe_file.h"
 
 namespace jitdump_agent {
 namespace {
@@ -22,9 +24,16 @@ std::atomic<AgentState*> g_state{nullptr};
 // attach) shares these globals and must not create a second environment or a second dump.
 std::atomic<bool> g_claimed{false};
 
+// Reads a config file. Symlinks are followed (Kubernetes ConfigMap volumes are symlink farms),
+// but only a regular file is read: O_NONBLOCK keeps a FIFO from stalling JVM start-up.
 bool ReadSmallFile(const std::string& path, std::string* contents) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return false;
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return false;
+  }
   char buf[4096];
   contents->clear();
   for (;;) {
@@ -45,10 +54,12 @@ void WriteStats(AgentState* s) {
     (void)!::write(STDERR_FILENO, line.data(), line.size());
     return;
   }
+  // Same rule as the dump: never through a symlink, never over another user's file.
   const std::string path = ExpandPid(s->options.stats, s->pid);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, s->options.mode);
-  if (fd < 0) {
-    Log(LogLevel::kWarn, "cannot write stats to %s: %s", path.c_str(), std::strerror(errno));
+  int fd = -1;
+  const jitdump::Status status = jitdump::CreateExclusive(path, O_WRONLY, s->options.mode, &fd);
+  if (!status.ok()) {
+    Log(LogLevel::kWarn, "cannot write stats to %s: %s", path.c_str(), status.ToString().c_str());
     return;
   }
   (void)!::write(fd, json.data(), json.size());

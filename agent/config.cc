@@ -31,11 +31,12 @@ ParseResult LoadOptions(std::string_view command_line, const char* environment,
     if (read_file(probe.config, &contents)) {
       ParseResult file_result = ParseOptions(ConfigFileToOptions(contents), options);
       for (auto& error : file_result.errors) {
-        error.message = "in " + probe.config + ": " + error.message;
+        error.message = "in " + Printable(probe.config, 32) + ": " + error.message;
         result.errors.push_back(std::move(error));
       }
     } else {
-      result.errors.push_back({"config", "cannot read config file '" + probe.config + "'"});
+      result.errors.push_back({"config", "cannot read config file '" + Printable(probe.config, 100) +
+                                             "' (missing, unreadable or not a regular file)"});
     }
   }
   ParseResult env_result = ParseOptions(env, options);

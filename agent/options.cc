@@ -25,8 +25,12 @@ std::optional<uint64_t> ParseUnsigned(std::string_view v, uint64_t max) {
   return value;
 }
 
+bool IsPath(std::string_view v) { return !v.empty() && v.size() < 4096 && v.find('\0') == std::string_view::npos; }
+
+}  // namespace
+
 // Keeps messages printable whatever bytes the user passed (options may not be UTF-8).
-std::string Printable(std::string_view s, size_t max = 80) {
+std::string Printable(std::string_view s, size_t max) {
   std::string out;
   for (char c : s.substr(0, max)) {
     const unsigned char u = static_cast<unsigned char>(c);
@@ -42,10 +46,6 @@ std::string Printable(std::string_view s, size_t max = 80) {
   if (s.size() > max) out += "...";
   return out;
 }
-
-bool IsPath(std::string_view v) { return !v.empty() && v.size() < 4096 && v.find('\0') == std::string_view::npos; }
-
-}  // namespace
 
 std::optional<uint64_t> ParseSize(std::string_view text) {
   uint64_t multiplier = 1;

@@ -66,6 +66,9 @@ const char* OptionsHelp();
 // Size with an optional K/M/G suffix (binary units).
 std::optional<uint64_t> ParseSize(std::string_view text);
 
+// `text` made safe for a one-line message: non-printable bytes as \xNN, cut after `max` bytes.
+std::string Printable(std::string_view text, size_t max = 80);
+
 // Renders one error as a single line for stderr.
 std::string FormatOptionError(const OptionError& error);
 

@@ -241,18 +241,13 @@ void Writer::WritePending() {
       if (batch->has_inline_info) stats_.inline_info_written.Add();
     }
     stats_.bytes_written.Add(bytes);
-    if (write_failed_) {
-      Log(LogLevel::kWarn, "writing %s works again", dump_path_.c_str());
-      write_failed_ = false;
-    }
   } else {
     stats_.lost_write_error.Add(pending_.size());
-    if (!write_failed_ && g_write_warning.First()) {
+    if (g_write_warning.First()) {  // one warning per run, not one per failed write
       Log(LogLevel::kWarn,
           "cannot write %s (%s); records are counted as lost until writing works again (is the disk full?)",
           dump_path_.c_str(), status.ToString().c_str());
     }
-    write_failed_ = true;
   }
   for (Batch* batch : pending_) queue_.Free(batch);
   pending_.clear();

@@ -72,7 +72,6 @@ class Writer {
   std::map<uint64_t, LiveCode> live_;  // code_addr -> what is there now
   std::vector<Batch*> pending_;        // batches whose records go into the next write
   std::vector<struct iovec> iov_;
-  bool write_failed_ = false;
 
   std::thread thread_;
   std::mutex mutex_;

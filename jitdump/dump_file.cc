@@ -27,7 +27,14 @@ Status DumpFile::Create(const std::string& path, mode_t mode, const FileHeaderFi
   path_ = path;
   size_ = 0;
   const FileHeader header = MakeFileHeader(fields);
-  return Append(&header, sizeof header);
+  status = Append(&header, sizeof header);
+  if (!status.ok()) {
+    // A file without even its header is no jitdump: do not leave it behind.
+    ::unlink(path_.c_str());
+    ::close(fd_);
+    fd_ = -1;
+  }
+  return status;
 }
 
 Status DumpFile::MapMarker() {

@@ -38,6 +38,11 @@ Status MakeDirectories(const std::string& path, mode_t mode) {
     if (::mkdir(prefix.c_str(), mode) == 0) continue;
     if (errno != EEXIST) return Status::Error("mkdir", errno);
     struct stat st;
+    if (::lstat(prefix.c_str(), &st) != 0) return Status::Error("lstat", errno);
+    // A symlink planted by another user (in /tmp, say) would redirect our files anywhere.
+    if (S_ISLNK(st.st_mode) && st.st_uid != ::geteuid() && st.st_uid != 0) {
+      return Status::Error("mkdir (symlink owned by another user)", EPERM);
+    }
     if (::stat(prefix.c_str(), &st) != 0) return Status::Error("stat", errno);
     if (!S_ISDIR(st.st_mode)) return Status::Error("mkdir (not a directory)", ENOTDIR);
   }

@@ -52,15 +52,8 @@ def check(cond: bool, message: str, detail: str = "") -> None:
 # A check tagged with one of these names reports XFAIL instead of failing, so CI stays green
 # while the bug is open; FAULT_STRICT=1 makes them fail. When the bug is fixed the check
 # passes and says XPASS: delete the name here.
-KNOWN_BUGS = {
-    "config-path-with-newline",   # config.cc prints the config path raw: a newline splits the message
-    "works-again-repeats",        # writer.cc logs "works again" on every recovery: many lines on a full disk
-    "stats-overwrites-foreign-file",  # agent.cc WriteStats: O_TRUNC without O_EXCL over another user's file
-    "dir-symlink-followed",       # safe_file.cc MakeDirectories follows any symlink, whoever owns it
-    "perfmap-mode-ignores-umask",  # perf_map_file.cc Compact: fchmod(mode) ignores the umask
-    "empty-dump-left-behind",     # dump_file.cc Create: a failed header write leaves a 0-byte jit-<pid>.dump
-    "config-fifo-blocks",         # agent.cc ReadSmallFile: config= naming a FIFO blocks the JVM's start-up
-}
+# Agent bugs the suite found, listed here while open so CI stays green (XFAIL); all fixed so far.
+KNOWN_BUGS: set = set()
 
 
 def known_bug(name: str, cond: bool, message: str, detail: str = "") -> None:
