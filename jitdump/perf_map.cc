@@ -21,7 +21,11 @@ void AppendPerfMapLine(uint64_t start, uint64_t size, std::string_view name, std
   AppendHex(size, out);
   out.push_back(' ');
   if (name.empty()) name = "[unnamed]";
-  for (char c : name) out.push_back(c == '\n' || c == '\r' || c == '\0' ? ' ' : c);
+  // Control characters would split the line or reach a terminal: each becomes a space.
+  for (char c : name) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    out.push_back(u < 0x20 || u == 0x7f ? ' ' : c);
+  }
   out.push_back('\n');
 }
 

@@ -657,6 +657,11 @@ std::vector<Problem> Check(const JitDump& dump) {
       }
       pending_inline = &r;
     } else if (const LoadBody* load = r.load()) {
+      if (load->code_size > UINT64_MAX - load->code_addr) {
+        Add(problems, r.offset + 32, Severity::kError,
+            Format("CODE_LOAD code 0x%" PRIx64 "+%" PRIu64 " runs past the end of the address space",
+                   load->code_addr, load->code_size));
+      }
       auto [it, inserted] = index_offset.emplace(load->code_index, r.offset);
       if (!inserted) {
         Add(problems, r.offset + 48, Severity::kError,

@@ -19,6 +19,25 @@
 namespace jitdump::tool {
 namespace {
 
+// Names and file names come from the file: a crafted dump must not drive the terminal, so
+// control characters are shown as \xNN.
+std::string Shown(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      static const char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out.push_back(kHex[u >> 4]);
+      out.push_back(kHex[u & 15]);
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 constexpr int kOk = 0;
 constexpr int kInvalid = 1;
 constexpr int kUsage = 2;
@@ -320,8 +339,8 @@ int List(const Args& args) {
     std::snprintf(buffer, sizeof buffer, "%" PRIu64 " 0x%016" PRIx64 " %" PRIu64 " ", load->code_index,
                   load->code_addr, load->code_size);
     out += buffer;
-    out += load->name;
-    if (!source.empty()) out += "  [" + source + "]";
+    out += Shown(load->name);
+    if (!source.empty()) out += "  [" + Shown(source) + "]";
     if (inlines != 0) out += " inlines=" + U64(inlines);
     out += "\n";
   }
@@ -380,10 +399,10 @@ int Lines(const Args& args) {
     char buffer[128];
     std::snprintf(buffer, sizeof buffer, "load %" PRIu64 " 0x%016" PRIx64 " %" PRIu64 " ", load->code_index,
                   load->code_addr, load->code_size);
-    out += buffer + load->name + "\n";
+    out += buffer + Shown(load->name) + "\n";
     for (const Row& row : rows) {
       std::snprintf(buffer, sizeof buffer, "  0x%016" PRIx64 " +0x%" PRIx64 " ", row.addr, row.addr - load->code_addr);
-      out += buffer + row.file + ":" + std::to_string(row.line) + (row.source[0] == 'i' ? "  (inline)\n" : "\n");
+      out += buffer + Shown(row.file) + ":" + std::to_string(row.line) + (row.source[0] == 'i' ? "  (inline)\n" : "\n");
     }
   }
   if (args.json) out += "\n]\n";
@@ -431,7 +450,7 @@ int Addr2line(const Args& args) {
     }
     const LoadBody& load = *dump.records[static_cast<size_t>(index)].load();
     std::printf("0x%" PRIx64 ": %s (code_index %" PRIu64 ", 0x%" PRIx64 "+0x%" PRIx64 ", load at offset %" PRIu64 ")\n",
-                addr, load.name.c_str(), load.code_index, load.code_addr, addr - load.code_addr,
+                addr, Shown(load.name).c_str(), load.code_index, load.code_addr, addr - load.code_addr,
                 dump.records[static_cast<size_t>(index)].offset);
     const std::vector<InlineFrame> chain = InlineChain(dump, sidecar, static_cast<size_t>(index), addr);
     if (!chain.empty()) {
@@ -444,9 +463,9 @@ int Addr2line(const Args& args) {
     std::string file;
     uint32_t line = 0;
     if (FindLine(dump, static_cast<size_t>(index), addr, &file, &line)) {
-      std::printf("  #0 %s %s:%u\n", load.name.c_str(), file.c_str(), line);
+      std::printf("  #0 %s %s:%u\n", Shown(load.name).c_str(), Shown(file).c_str(), line);
     } else {
-      std::printf("  #0 %s ??:0\n", load.name.c_str());
+      std::printf("  #0 %s ??:0\n", Shown(load.name).c_str());
     }
   }
   return status;
