@@ -247,15 +247,14 @@ def test_javac(ctx):
     on, off = results["on"], results["off"]
     check(nfiles >= 250, f"javac compiled {nfiles} files (>= 250)")
     check(on["jit"] >= 5000, f"enough JIT samples for a 0.02% resolution ({on['jit']} >= 5000)")
-    # The target, 99.98%, holds for the code the JVM reports through JVMTI. A few samples per run
-    # land in code cache ranges that no CompiledMethodLoad/DynamicCodeGenerated event ever covers
-    # (see the "unreported" lines above); the agent cannot name them, so they are asserted apart:
-    # overall we must still match perf's own agent on javac (99.91%).
+    # The target: 99.98% of all samples in the code cache. Two agent mechanisms get there:
+    # backdating (samples taken before HotSpot posts CompiledMethodLoad) and the stub replay at
+    # VM death (blobs HotSpot never posts live: InlineCacheBuffer, jni_fast_Get*Field).
+    check(on["share"] >= 99.98,
+          f"javac, backdate=on: {on['share']:.3f}% of all JIT samples symbolized (>= 99.98%)")
     check(on["share_reported"] >= 99.98,
           f"javac, backdate=on: {on['share_reported']:.3f}% of JIT samples in JVM-reported code symbolized (>= 99.98%)")
     check(on["late"] == 0, f"javac, backdate=on: no sample lost to a late CompiledMethodLoad ({on['late']})")
-    check(on["share"] >= 99.91,
-          f"javac, backdate=on: {on['share']:.3f}% of all JIT samples symbolized (>= 99.91%, perf's agent)")
     print(f"backdate effect on javac: on {on['share']:.3f}% ({on['late']} late, {on['unreported']} unreported) vs "
           f"off {off['share']:.3f}% ({off['late']} late, {off['unreported']} unreported)")
 
