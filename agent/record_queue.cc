@@ -11,9 +11,11 @@
 namespace jitdump_agent {
 namespace {
 
-// Nodes preallocated for the queue; each pending batch holds one. The byte budget is the
-// real bound; this only has to exceed the number of batches the budget can hold in practice.
-constexpr size_t kQueueNodes = 16384;
+// Nodes preallocated for the queue; each pending batch holds one (about 64 bytes each, 4 MiB in
+// all). Bursts of tiny records (unloads during class-unloading churn) can outrun the writer's
+// poll: producers wake it early once a quarter of the nodes are taken.
+constexpr size_t kQueueNodes = 65536;
+constexpr uint64_t kWakeWriterAt = kQueueNodes / 4;
 
 WarnOnce g_budget_warning;
 WarnOnce g_queue_warning;
@@ -79,7 +81,13 @@ Batch* RecordQueue::Allocate(size_t payload_size) {
 }
 
 bool RecordQueue::Push(Batch* batch) {
-  if (!queue_.bounded_push(batch)) {
+  bool pushed = queue_.bounded_push(batch);
+  for (uint32_t waited = 0; !pushed && overflow_ == Overflow::kWait && waited < wait_ms_; ++waited) {
+    if (waited == 0 && pressure_handler_ != nullptr) pressure_handler_(pressure_context_);
+    SleepMillis(1);
+    pushed = queue_.bounded_push(batch);
+  }
+  if (!pushed) {
     stats_.lost_queue_full.Add();
     if (g_queue_warning.First()) Log(LogLevel::kWarn, "record queue is full; dropping records and counting them");
     Free(batch);
@@ -87,6 +95,7 @@ bool RecordQueue::Push(Batch* batch) {
   }
   const uint64_t pending = records_.fetch_add(1, std::memory_order_relaxed) + 1;
   stats_.queue_records_high.Offer(pending);
+  if (pending == kWakeWriterAt && pressure_handler_ != nullptr) pressure_handler_(pressure_context_);
   return true;
 }
 

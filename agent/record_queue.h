@@ -58,8 +58,8 @@ class RecordQueue {
   void Free(Batch* batch);
 
   bool lock_free() const { return queue_.is_lock_free(); }
-  // Called (from the producing JVM thread) when overflow=wait makes a producer wait for room,
-  // so the writer drains now instead of at its next poll.
+  // Called (from the producing JVM thread) when the queue fills up or overflow=wait makes a
+  // producer wait for room, so the writer drains now instead of at its next poll.
   void SetPressureHandler(void (*handler)(void*), void* context) {
     pressure_handler_ = handler;
     pressure_context_ = context;
