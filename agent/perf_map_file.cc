@@ -11,20 +11,6 @@
 #include "jitdump/safe_file.h"
 
 namespace jitdump_agent {
-namespace {
-
-bool WriteAll(int fd, const std::string& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-}  // namespace
 
 PerfMapFile::~PerfMapFile() { Close(); }
 
@@ -49,7 +35,7 @@ long PerfMapFile::Flush() {
   if (fd_ < 0 || buffer_.empty()) return 0;
   long count = 0;
   for (char c : buffer_) count += c == '\n';
-  const bool ok = WriteAll(fd_, buffer_);
+  const bool ok = jitdump::WriteAll(fd_, buffer_.data(), buffer_.size());
   buffer_.clear();
   return ok ? count : -1;
 }
@@ -72,7 +58,7 @@ jitdump::Status PerfMapFile::Compact(const std::function<void(const LiveVisitor&
     jitdump::AppendPerfMapLine(start, size, name, text);
     ++count;
   });
-  if (!WriteAll(fd, text)) {
+  if (!jitdump::WriteAll(fd, text.data(), text.size())) {
     const int err = errno;
     ::close(fd);
     ::unlink(temp.c_str());

@@ -26,6 +26,22 @@ Status CreateExclusive(const std::string& path, int flags, mode_t mode, int* fd)
   return Status::Error("open", EEXIST);
 }
 
+bool WriteAll(int fd, const void* data, size_t size) {
+  const char* bytes = static_cast<const char*>(data);
+  size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::write(fd, bytes + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) {
+      errno = ENOSPC;
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
 Status MakeDirectories(const std::string& path, mode_t mode) {
   if (path.empty()) return Status::Error("mkdir (empty path)", ENOENT);
   std::string prefix;

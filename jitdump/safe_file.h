@@ -4,6 +4,8 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
+
 #include <string>
 
 #include "jitdump/status.h"
@@ -16,6 +18,10 @@ namespace jitdump {
 // pid); a symlink, a directory or another user's file is left alone and the call fails with
 // EEXIST. On success *fd is open and the file is empty.
 Status CreateExclusive(const std::string& path, int flags, mode_t mode, int* fd);
+
+// write(2) until all `size` bytes are written (retrying EINTR and short writes); false on error,
+// with errno set.
+bool WriteAll(int fd, const void* data, size_t size);
 
 // mkdir -p with `mode` for the directories it creates. Existing components must be
 // directories (a symlink to a directory is accepted only for components that already exist

@@ -12,6 +12,7 @@
 
 #include "jitdump/format.h"
 #include "jitdump/reader.h"
+#include "jitdump/safe_file.h"
 
 namespace jitdump::tool {
 namespace {
@@ -41,17 +42,6 @@ std::string ErrnoText(const char* what, const std::string& path, int err) {
   return std::string(what) + " " + path + ": " + std::strerror(err);
 }
 
-bool WriteAll(int fd, const std::vector<uint8_t>& data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 // Writes `data` to a new file next to `final_path`, with the mode and owner of `like`.
 // On success *tmp_path names it (fsynced, closed).
 bool WriteAside(const std::string& final_path, const std::vector<uint8_t>& data, const struct stat& like,
@@ -63,7 +53,7 @@ bool WriteAside(const std::string& final_path, const std::vector<uint8_t>& data,
     return false;
   }
   *tmp_path = pattern;
-  bool ok = WriteAll(fd, data);
+  bool ok = WriteAll(fd, data.data(), data.size());
   int err = ok ? 0 : errno;
   if (ok && ::fchmod(fd, like.st_mode & 07777) != 0) ok = false, err = errno;
   if (ok && (like.st_uid != ::geteuid() || like.st_gid != ::getegid())) {
