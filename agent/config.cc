@@ -31,7 +31,7 @@ ParseResult LoadOptions(std::string_view command_line, const char* environment,
     if (read_file(probe.config, &contents)) {
       ParseResult file_result = ParseOptions(ConfigFileToOptions(contents), options);
       for (auto& error : file_result.errors) {
-        error.message = "in " + Printable(probe.config, 32) + ": " + error.message;
+        error.message = "in " + Printable(probe.config, 100) + ": " + error.message;
         result.errors.push_back(std::move(error));
       }
     } else {
