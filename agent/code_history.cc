@@ -26,7 +26,21 @@ uint64_t CodeHistory::Touch(uint64_t start, uint64_t size, uint64_t time) {
     }
   }
   spans_[start] = Span{end, time};
+  if (spans_.size() > kMaxSpans) Coarsen();
   return latest;
+}
+
+void CodeHistory::Coarsen() {
+  for (auto it = spans_.begin(); it != spans_.end();) {
+    auto next = std::next(it);
+    if (next == spans_.end()) break;
+    if (it->second.end == next->first) {
+      it->second.end = next->second.end;
+      it->second.time = std::max(it->second.time, next->second.time);
+      spans_.erase(next);
+    }
+    ++it;
+  }
 }
 
 }  // namespace jitdump_agent

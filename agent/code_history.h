@@ -23,7 +23,14 @@ class CodeHistory {
 
   size_t span_count() const { return spans_.size(); }
 
+  // Past this many spans, touching neighbours are merged, keeping the later time. That only
+  // moves some floors later (less backdating, never a wrong one) and bounds memory however
+  // many loads and unloads come and go (about 1.5 MiB at the limit).
+  static constexpr size_t kMaxSpans = 32768;
+
  private:
+  void Coarsen();
+
   struct Span {
     uint64_t end;
     uint64_t time;

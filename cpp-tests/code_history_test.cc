@@ -41,6 +41,17 @@ TEST(CodeHistoryTest, SpanCountStaysBoundedUnderReuse) {
   EXPECT_LE(h.span_count(), 64u);
 }
 
+// A million distinct adjacent ranges: memory stays bounded, and a merged floor is never earlier
+// than the real one (merging only makes backdating more conservative).
+TEST(CodeHistoryTest, ManyDistinctRangesStayBoundedAndConservative) {
+  CodeHistory h;
+  for (uint64_t i = 0; i < 1000000; ++i) h.Touch(0x100000 + i * 0x40, 0x40, i + 1);
+  EXPECT_LE(h.span_count(), CodeHistory::kMaxSpans + 1);
+  for (uint64_t i : {0ull, 12345ull, 999999ull}) {
+    EXPECT_GE(h.Touch(0x100000 + i * 0x40, 0x40, 2000000 + i), i + 1) << i;
+  }
+}
+
 TEST(CodeHistoryTest, ZeroSizeAndTopOfAddressSpace) {
   CodeHistory h;
   EXPECT_EQ(h.Touch(UINT64_MAX - 4, 100, 1), 0u);
