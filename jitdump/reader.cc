@@ -65,27 +65,11 @@ int64_t CStringAt(const Bytes& bytes, uint64_t begin, uint64_t end) {
 // Printable UTF-8 without control characters: what a real source file name looks like.
 bool PlausibleName(std::string_view s) {
   if (s.empty()) return false;
-  size_t i = 0;
-  while (i < s.size()) {
+  for (size_t i = 0; i < s.size();) {
     const auto c = static_cast<uint8_t>(s[i]);
-    if (c < 0x20 || c == 0x7f) return false;
-    size_t extra = 0;
-    if (c < 0x80) {
-      extra = 0;
-    } else if ((c & 0xe0) == 0xc0 && c >= 0xc2) {
-      extra = 1;
-    } else if ((c & 0xf0) == 0xe0) {
-      extra = 2;
-    } else if ((c & 0xf8) == 0xf0 && c <= 0xf4) {
-      extra = 3;
-    } else {
-      return false;
-    }
-    if (extra > 0 && i + extra >= s.size()) return false;
-    for (size_t k = 1; k <= extra; ++k) {
-      if ((static_cast<uint8_t>(s[i + k]) & 0xc0) != 0x80) return false;
-    }
-    i += extra + 1;
+    const size_t length = Utf8SequenceLength(s, i);
+    if (c < 0x20 || c == 0x7f || length == 0) return false;
+    i += length;
   }
   return true;
 }
@@ -449,6 +433,28 @@ const char* RecordTypeName(uint32_t id) {
 bool JitDump::HasErrors() const {
   return std::any_of(problems.begin(), problems.end(),
                      [](const Problem& p) { return p.severity == Severity::kError; });
+}
+
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  if (i >= s.size()) return 0;
+  const auto c = static_cast<uint8_t>(s[i]);
+  size_t extra = 0;
+  if (c < 0x80) {
+    return 1;
+  } else if ((c & 0xe0) == 0xc0 && c >= 0xc2) {
+    extra = 1;
+  } else if ((c & 0xf0) == 0xe0) {
+    extra = 2;
+  } else if ((c & 0xf8) == 0xf0 && c <= 0xf4) {
+    extra = 3;
+  } else {
+    return 0;
+  }
+  if (i + extra >= s.size()) return 0;
+  for (size_t k = 1; k <= extra; ++k) {
+    if ((static_cast<uint8_t>(s[i + k]) & 0xc0) != 0x80) return 0;
+  }
+  return extra + 1;
 }
 
 JitDump Parse(std::span<const uint8_t> data) {

@@ -132,6 +132,10 @@ struct JitDump {
 // Decodes `data` (the whole file).
 JitDump Parse(std::span<const uint8_t> data);
 
+// Length in bytes (1-4) of the well-formed UTF-8 sequence starting at s[i], 0 when the bytes
+// there are not UTF-8 (or the sequence is cut off by the end of `s`).
+size_t Utf8SequenceLength(std::string_view s, size_t i);
+
 // Reads `path` whole into `out`.
 Status ReadWholeFile(const std::string& path, std::vector<uint8_t>* out);
 

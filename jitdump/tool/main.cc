@@ -145,23 +145,9 @@ std::string JsonString(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
     const auto c = static_cast<unsigned char>(s[i]);
-    size_t extra = 0;
-    bool valid = true;
-    if (c < 0x80) {
-      extra = 0;
-    } else if ((c & 0xe0) == 0xc0 && c >= 0xc2) {
-      extra = 1;
-    } else if ((c & 0xf0) == 0xe0) {
-      extra = 2;
-    } else if ((c & 0xf8) == 0xf0 && c <= 0xf4) {
-      extra = 3;
-    } else {
-      valid = false;
-    }
-    if (valid && extra > 0) {
-      if (i + extra >= s.size()) valid = false;
-      for (size_t k = 1; valid && k <= extra; ++k) valid = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
-    }
+    const size_t length = Utf8SequenceLength(s, i);
+    const bool valid = length != 0;
+    const size_t extra = valid ? length - 1 : 0;
     if (!valid) {  // not UTF-8: keep the byte as a Latin-1 code point
       char buffer[8];
       std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
