@@ -194,7 +194,7 @@ void Writer::PrepareLoad(Batch& batch) {
     it = live_.erase(it);
     perf_map_.MarkStale();
   }
-  live_[batch.code_addr] = LiveCode{batch.code_size, code_index, batch.load_name()};
+  live_[batch.code_addr] = LiveCode{batch.code_size, batch.load_name()};
   if (perf_map_.is_open()) perf_map_.Add(batch.code_addr, batch.code_size, PerfMapName(batch.load_name()));
 }
 

@@ -48,7 +48,6 @@ class Writer {
  private:
   struct LiveCode {
     uint64_t size;
-    uint64_t code_index;
     std::string name;
   };
 
