@@ -56,13 +56,14 @@ void WriteStats(AgentState* s) {
   }
   // Same rule as the dump: never through a symlink, never over another user's file.
   const std::string path = ExpandPid(s->options.stats, s->pid);
+  // The file appears whole or not at all.
   int fd = -1;
-  const jitdump::Status status = jitdump::CreateExclusive(path, O_WRONLY, s->options.mode, &fd);
+  const jitdump::Status status =
+      jitdump::CreateWithContents(path, O_WRONLY, s->options.mode, json.data(), json.size(), &fd);
   if (!status.ok()) {
     Log(LogLevel::kWarn, "cannot write stats to %s: %s", path.c_str(), status.ToString().c_str());
     return;
   }
-  (void)!::write(fd, json.data(), json.size());
   ::close(fd);
 }
 
@@ -173,7 +174,8 @@ jint Start(JavaVM* vm, const char* option_text, Mode mode) {
 
 AgentState* State() { return g_state.load(std::memory_order_acquire); }
 
-void CloseOutput(AgentState* s) {
+// Refuses further events, waits for callbacks in flight and closes the files.
+static void CloseOutput(AgentState* s) {
   if (s->closed.exchange(true, std::memory_order_acq_rel)) return;
   // Let callbacks already inside the agent finish pushing their records (bounded wait).
   for (int i = 0; i < 2000 && s->in_flight.load(std::memory_order_acquire) > 0; ++i) ::usleep(1000);
@@ -202,7 +204,7 @@ void OnUnload(JavaVM*) noexcept {
   try {
     AgentState* s = State();
     if (s == nullptr) return;
-    CloseOutput(s);  // no-op when VMDeath already closed the files
+    CloseOutput(s);  // VMDeath (just before, on this thread) replayed the stubs; now close
     for (int i = 0; i < 1000 && s->in_flight.load(std::memory_order_acquire) > 0; ++i) ::usleep(1000);
     WriteStats(s);
   } catch (...) {

@@ -121,14 +121,6 @@ void JNICALL OnCompiledMethodUnload(jvmtiEnv*, jmethodID method, const void* cod
   s->stats.unload_latency.Record(MonotonicNanos() - timestamp);
 }
 
-void JNICALL OnVMDeath(jvmtiEnv*, JNIEnv*);
-
-}  // namespace
-
-void CloseOutput(AgentState* s);
-
-namespace {
-
 void JNICALL OnVMDeath(jvmtiEnv*, JNIEnv*) {
   try {
     AgentState* s = State();
@@ -137,7 +129,11 @@ void JNICALL OnVMDeath(jvmtiEnv*, JNIEnv*) {
     // now reports every non-nmethod blob; the writer keeps only those covering addresses nothing
     // else describes, so samples in them resolve too. The VM is still live during VMDeath.
     ReplayStubs(s);
-    CloseOutput(s);
+    // The files are closed in Agent_OnUnload, which HotSpot calls right after VMDeath on this
+    // thread on every exit path that posts VMDeath. Closing here would refuse the loads the
+    // ServiceThread still delivers while this callback runs (observed: dozens) and any event it
+    // dequeued before the phase turned DEAD; by Agent_OnUnload events are disabled, so only
+    // callbacks already in flight remain, and CloseOutput waits for those.
   } catch (...) {
   }
 }

@@ -75,7 +75,7 @@ struct Stats {
   Counter lost_queue_full;       // the queue had no free node
   Counter lost_allocation;       // malloc failed
   Counter lost_write_error;      // the write failed (disk full, I/O error)
-  Counter lost_after_close;      // arrived after the dump was closed at VM death
+  Counter lost_after_close;      // arrived after the dump was closed (Agent_OnUnload)
   Counter lost_no_output;        // the dump could not be created at all
   Counter lookup_errors;         // JVMTI name/line lookups that failed unexpectedly
 

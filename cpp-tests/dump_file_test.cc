@@ -1,5 +1,6 @@
 #include "jitdump/dump_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "jitdump/reader.h"
+#include "jitdump/safe_file.h"
 
 namespace jitdump {
 namespace {
@@ -39,6 +41,22 @@ class DumpFileTest : public ::testing::Test {
     return bytes;
   }
   static JitDump ReadDump(const std::string& path) { return Parse(Read(path)); }
+  static mode_t CurrentUmask() {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    return mask;
+  }
+  static std::vector<std::string> EntriesIn(const std::string& dir) {
+    std::vector<std::string> names;
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) return names;
+    while (const dirent* entry = ::readdir(d)) {
+      const std::string name = entry->d_name;
+      if (name != "." && name != "..") names.push_back(name);
+    }
+    ::closedir(d);
+    return names;
+  }
 
   std::string dir_;
   std::string outside_;
@@ -270,6 +288,48 @@ TEST(CurrentElfMachine, MatchesTheBuildArchitecture) {
 #else
   GTEST_SKIP();
 #endif
+}
+
+
+TEST_F(DumpFileTest, CreateWithContentsOpensThePathItselfAfterTheContents) {
+  const std::string path = Path("stats.json");
+  const std::string json = "{\"ok\": true}";
+  int fd = -1;
+  ASSERT_TRUE(CreateWithContents(path, O_WRONLY | O_APPEND, 0640, json.data(), json.size(), &fd).ok());
+  // The descriptor is the named file (perf's MMAP events and /proc/self/maps name it), not an
+  // unnamed temporary, and nothing else was left in the directory.
+  struct stat by_fd {}, by_name {};
+  ASSERT_EQ(::fstat(fd, &by_fd), 0);
+  ASSERT_EQ(::stat(path.c_str(), &by_name), 0);
+  EXPECT_EQ(by_fd.st_ino, by_name.st_ino);
+  EXPECT_EQ(by_fd.st_nlink, 1u);
+  EXPECT_EQ(by_name.st_mode & 0777, 0640u & ~CurrentUmask());
+  ASSERT_TRUE(WriteAll(fd, "\n", 1));
+  ::close(fd);
+  const std::vector<uint8_t> bytes = Read(path);
+  EXPECT_EQ(std::string(bytes.begin(), bytes.end()), json + "\n");
+  EXPECT_EQ(EntriesIn(dir_), std::vector<std::string>{"stats.json"});
+}
+
+TEST_F(DumpFileTest, CreateWithContentsKeepsTheSafetyRules) {
+  const std::string target = outside_ + "/victim";
+  const std::string link = Path("jit-8.dump");
+  ASSERT_EQ(::symlink(target.c_str(), link.c_str()), 0);
+  int fd = -1;
+  EXPECT_FALSE(CreateWithContents(link, O_RDWR, 0600, "x", 1, &fd).ok());
+  EXPECT_NE(::access(target.c_str(), F_OK), 0);
+  const std::string stale = Path("jit-9.dump");
+  {
+    std::ofstream out(stale);
+    out << "stale contents, much longer than the new ones";
+  }
+  ASSERT_TRUE(CreateWithContents(stale, O_RDWR, 0600, "new", 3, &fd).ok());
+  EXPECT_EQ(::lseek(fd, 0, SEEK_CUR), 3);
+  ::close(fd);
+  const std::vector<uint8_t> bytes = Read(stale);
+  EXPECT_EQ(std::string(bytes.begin(), bytes.end()), "new");
+  // A missing directory fails cleanly, leaving nothing behind.
+  EXPECT_FALSE(CreateWithContents(Path("absent/jit-10.dump"), O_RDWR, 0600, "x", 1, &fd).ok());
 }
 
 }  // namespace

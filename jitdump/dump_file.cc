@@ -19,22 +19,16 @@ DumpFile::~DumpFile() {
 }
 
 Status DumpFile::Create(const std::string& path, mode_t mode, const FileHeaderFields& fields) {
-  // O_RDWR, not O_WRONLY: mmap of the marker needs a readable descriptor.
+  // O_RDWR, not O_WRONLY: mmap of the marker needs a readable descriptor. The file appears
+  // with its header already in it: a process killed at start-up never leaves an empty dump.
+  const FileHeader header = MakeFileHeader(fields);
   int fd = -1;
-  Status status = CreateExclusive(path, O_RDWR, mode, &fd);
+  const Status status = CreateWithContents(path, O_RDWR, mode, &header, sizeof header, &fd);
   if (!status.ok()) return status;
   fd_ = fd;
   path_ = path;
-  size_ = 0;
-  const FileHeader header = MakeFileHeader(fields);
-  status = Append(&header, sizeof header);
-  if (!status.ok()) {
-    // A file without even its header is no jitdump: do not leave it behind.
-    ::unlink(path_.c_str());
-    ::close(fd_);
-    fd_ = -1;
-  }
-  return status;
+  size_ = sizeof header;
+  return Status::Ok();
 }
 
 Status DumpFile::MapMarker() {

@@ -19,7 +19,8 @@ class DumpFile {
   DumpFile(const DumpFile&) = delete;
   DumpFile& operator=(const DumpFile&) = delete;
 
-  // Creates `path` exclusively (see CreateExclusive) with `mode`, writes the header.
+  // Creates `path` with `mode` holding the header (see CreateWithContents: never an empty file,
+  // never through a symlink, never over another user's file).
   Status Create(const std::string& path, mode_t mode, const FileHeaderFields& header);
 
   // Maps the first page PROT_READ|PROT_EXEC. perf record sees this mapping as an MMAP event

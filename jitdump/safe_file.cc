@@ -5,8 +5,53 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 
 namespace jitdump {
+
+namespace {
+
+// Removes what is at `path` when it is a stale regular file of ours (an earlier process with
+// the same pid); anything else (a symlink, a directory, another user's file) stays: false.
+bool RemoveStaleOwnFile(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return errno == ENOENT;  // vanished meanwhile
+  if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) return false;
+  return ::unlink(path.c_str()) == 0 || errno == ENOENT;
+}
+
+std::string DirectoryOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+// Links the unnamed file `tmp_fd` at `path` (never replacing anything but a stale file of ours)
+// and opens `path` with `flags`. Without /proc (a minimal chroot) this fails with ENOENT.
+Status LinkIntoPlace(int tmp_fd, const std::string& path, int flags, int* fd) {
+  char proc_path[64];
+  std::snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", tmp_fd);
+  for (int attempt = 0;; ++attempt) {
+    if (::linkat(AT_FDCWD, proc_path, AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0) break;
+    if (errno != EEXIST || attempt > 0) return Status::Error("link", errno);
+    if (!RemoveStaleOwnFile(path)) return Status::Error("open (existing file not ours)", EEXIST);
+  }
+  // Reopen by name: the unnamed file's descriptor would show up in /proc/self/maps as
+  // "/dir/#inode (deleted)", which perf inject cannot match to the dump.
+  const int opened = ::open(path.c_str(), (flags & ~(O_CREAT | O_EXCL | O_TRUNC)) | O_NOFOLLOW | O_CLOEXEC);
+  if (opened < 0) return Status::Error("reopen", errno);
+  struct stat linked, reopened;
+  if (::fstat(tmp_fd, &linked) != 0 || ::fstat(opened, &reopened) != 0 || linked.st_dev != reopened.st_dev ||
+      linked.st_ino != reopened.st_ino) {
+    ::close(opened);  // someone swapped the name between link and open: not our file
+    return Status::Error("reopen (file replaced)", EEXIST);
+  }
+  *fd = opened;
+  return Status::Ok();
+}
+
+}  // namespace
 
 Status CreateExclusive(const std::string& path, int flags, mode_t mode, int* fd) {
   const int open_flags = flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
@@ -18,12 +63,43 @@ Status CreateExclusive(const std::string& path, int flags, mode_t mode, int* fd)
     }
     if (errno != EEXIST || attempt > 0) return Status::Error("open", errno);
     // Something is in the way. Only a stale regular file of our own may be removed.
-    struct stat st;
-    if (::lstat(path.c_str(), &st) != 0) continue;  // vanished meanwhile: retry the create
-    if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid()) return Status::Error("open (existing file not ours)", EEXIST);
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return Status::Error("unlink stale file", errno);
+    if (!RemoveStaleOwnFile(path)) return Status::Error("open (existing file not ours)", EEXIST);
   }
   return Status::Error("open", EEXIST);
+}
+
+Status CreateWithContents(const std::string& path, int flags, mode_t mode, const void* contents, size_t size,
+                          int* fd) {
+  const int tmp_fd = ::open(DirectoryOf(path).c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+  // EISDIR/EINVAL: a kernel or C library without O_TMPFILE; EOPNOTSUPP: a file system without it.
+  if (tmp_fd < 0 && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) return Status::Error("open", errno);
+  if (tmp_fd >= 0) {
+    if (!WriteAll(tmp_fd, contents, size)) {
+      const int err = errno;
+      ::close(tmp_fd);  // the unnamed file vanishes with its descriptor
+      return Status::Error("write", err);
+    }
+    const Status linked = LinkIntoPlace(tmp_fd, path, flags, fd);
+    ::close(tmp_fd);
+    const bool no_proc = !linked.ok() && linked.err_no() == ENOENT && ::access("/proc/self/fd", F_OK) != 0;
+    if (!no_proc) {  // without /proc (a minimal chroot) the plain create below still works
+      if (linked.ok() && ::lseek(*fd, static_cast<off_t>(size), SEEK_SET) < 0) {
+        const int err = errno;
+        ::close(*fd);
+        return Status::Error("lseek", err);
+      }
+      return linked;
+    }
+  }
+  const Status created = CreateExclusive(path, flags, mode, fd);
+  if (!created.ok()) return created;
+  if (!WriteAll(*fd, contents, size)) {
+    const int err = errno;
+    ::unlink(path.c_str());  // a file without its first bytes is worse than none
+    ::close(*fd);
+    return Status::Error("write", err);
+  }
+  return Status::Ok();
 }
 
 bool WriteAll(int fd, const void* data, size_t size) {

@@ -19,6 +19,15 @@ namespace jitdump {
 // EEXIST. On success *fd is open and the file is empty.
 Status CreateExclusive(const std::string& path, int flags, mode_t mode, int* fd);
 
+// Like CreateExclusive, but the file appears at `path` already holding `contents`: it is written
+// as an unnamed O_TMPFILE and linked into place, so a process killed at any moment leaves either
+// no file or one that starts with all of `contents` (a jitdump header, say), never an empty one.
+// *fd is then open on `path` itself (not the unnamed file, so /proc/self/maps and perf's MMAP
+// events name `path`), positioned after `contents`. Where O_TMPFILE or /proc is unavailable it
+// falls back to CreateExclusive followed by a write, removing the file if the write fails.
+Status CreateWithContents(const std::string& path, int flags, mode_t mode, const void* contents, size_t size,
+                          int* fd);
+
 // write(2) until all `size` bytes are written (retrying EINTR and short writes); false on error,
 // with errno set.
 bool WriteAll(int fd, const void* data, size_t size);
