@@ -3,6 +3,8 @@
 #include "agent/compiled_load.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <jvmticmlr.h>
 
 #include <vector>
@@ -21,9 +23,9 @@ class CompiledLoadTest : public ::testing::Test {
  protected:
   // Payload bytes after a fake file header, so the test walker can read them.
   std::vector<test_support::TestRecord> Records(const Batch* batch) {
-    std::vector<uint8_t> bytes(40, 0);
+    std::vector<uint8_t> bytes(40 + batch->payload_size, 0);
     bytes[8] = 40;
-    bytes.insert(bytes.end(), batch->payload(), batch->payload() + batch->payload_size);
+    std::copy_n(batch->payload(), batch->payload_size, bytes.begin() + 40);
     return test_support::WalkRecords(bytes);
   }
 
