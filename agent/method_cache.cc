@@ -21,25 +21,22 @@ MethodCache::MethodCache(jvmtiEnv* jvmti, NameStyle style, bool want_lines, size
 std::unique_lock<std::mutex> MethodCache::Lock() { return std::unique_lock<std::mutex>(mutex_); }
 
 void MethodCache::BeginCallback() {
+  // With capacity 0 (cache=0) this empties the map every callback: entries then live only as
+  // long as the frames of one load that point at them.
   if (entries_.size() >= capacity_) entries_.clear();
   ++callback_;
-  last_method_ = nullptr;
-  last_info_ = nullptr;
+  ForgetRecent();
 }
 
 void MethodCache::Evict(jmethodID method) {
   entries_.erase(method);
-  last_method_ = nullptr;
-  last_info_ = nullptr;
+  ForgetRecent();
 }
 
 const MethodInfo* MethodCache::Get(jmethodID method) {
-  if (capacity_ == 0) {
-    scratch_ = MethodInfo();
-    Resolve(method, scratch_);
-    return &scratch_;
+  for (size_t i = 0; i < recent_count_; ++i) {
+    if (recent_[i].method == method) return recent_[i].info;
   }
-  if (method == last_method_) return last_info_;
   auto [it, inserted] = entries_.try_emplace(method);
   if (!inserted) {
     MethodInfo& cached = *it->second;
@@ -59,8 +56,12 @@ const MethodInfo* MethodCache::Get(jmethodID method) {
 }
 
 MethodInfo* MethodCache::Remember(jmethodID method, MethodInfo* info) {
-  last_method_ = method;
-  last_info_ = info;
+  if (recent_count_ < kRecentCapacity) {
+    recent_[recent_count_++] = {method, info};
+  } else {
+    recent_[recent_next_] = {method, info};
+    recent_next_ = (recent_next_ + 1) % kRecentCapacity;
+  }
   return info;
 }
 

@@ -115,5 +115,44 @@ TEST_F(MethodCacheTest, CacheOffStillResolves) {
   EXPECT_EQ(FakeJvmti::calls().get_line_number_table, 0);  // lines=off
 }
 
+
+TEST_F(MethodCacheTest, CacheOffKeepsTheMethodsOfOneCallbackApart) {
+  // Frames of one load keep pointers to every method they name: with cache=0 those must still
+  // be distinct entries for the whole callback, and nothing is kept for the next one.
+  MethodCache cache(fake_.env(), NameStyle::kJava, true, 0, stats_);
+  auto lock = cache.Lock();
+  cache.BeginCallback();
+  const MethodInfo* node = cache.Get(get_node_.id());
+  const MethodInfo* lambda = cache.Get(lambda_.id());
+  EXPECT_NE(node, lambda);
+  EXPECT_EQ(node->source.file, "java/util/HashMap.java");
+  EXPECT_EQ(node->source.lines.LineAt(25), 575);
+  EXPECT_EQ(cache.Get(get_node_.id()), node);
+  cache.BeginCallback();
+  EXPECT_EQ(cache.size(), 0u);
+  cache.Get(get_node_.id());
+  EXPECT_EQ(FakeJvmti::calls().get_method_name, 3);
+}
+
+TEST_F(MethodCacheTest, ManyDistinctMethodsInOneCallbackEachGetTheirOwnEntry) {
+  // More distinct methods than the per-callback short list holds.
+  std::vector<FakeMethod> methods;
+  for (int i = 0; i < 40; ++i) {
+    methods.push_back(get_node_);
+    methods.back().lines = {{0, 1000 + i}};
+  }
+  MethodCache cache(fake_.env(), NameStyle::kJava, true, 1024, stats_);
+  auto lock = cache.Lock();
+  cache.BeginCallback();
+  for (int round = 0; round < 3; ++round) {
+    for (int i = 0; i < 40; ++i) EXPECT_EQ(cache.Get(methods[i].id())->source.lines.LineAt(0), 1000 + i);
+  }
+  EXPECT_EQ(FakeJvmti::calls().get_method_name, 40);
+  const int locations = FakeJvmti::calls().get_method_location;
+  cache.BeginCallback();
+  for (int i = 0; i < 40; ++i) cache.Get(methods[i].id());
+  EXPECT_EQ(FakeJvmti::calls().get_method_location, locations + 40);  // validated once each
+}
+
 }  // namespace
 }  // namespace jitdump_agent
