@@ -24,11 +24,13 @@ struct LoadScratch {
   std::vector<Frame> frames;
   std::vector<PcFrames> pcs;
   std::vector<PcSite> sites;
+  std::vector<LineRow> rows;
   InlineTreeBuilder inline_builder;  // its record is encoded before the next build on this thread
   void Clear() {
     frames.clear();
     pcs.clear();
     sites.clear();
+    rows.clear();
   }
 };
 thread_local LoadScratch t_scratch;
@@ -67,8 +69,7 @@ Batch* BuildCompiledLoad(const CompiledLoadContext& c, const CompiledLoadEvent& 
     scratch.sites.push_back({p.pc, std::span<const Frame>(scratch.frames.data() + p.first, p.count)});
   }
 
-  std::vector<LineRow> rows;
-  if (c.lines) rows = BuildLineRows(start, start + size, scratch.sites, /*closing_row=*/true);
+  if (c.lines) BuildLineRows(start, start + size, scratch.sites, /*closing_row=*/true, scratch.rows);
 
   const jitdump::InlineDebugInfo* inline_info = nullptr;
   if (c.options.inline_info && !scratch.sites.empty()) {
@@ -83,7 +84,7 @@ Batch* BuildCompiledLoad(const CompiledLoadContext& c, const CompiledLoadEvent& 
   input.code_size = size;
   input.code = c.options.code ? e.code_addr : nullptr;
   input.name = root->name;
-  input.rows = rows;
+  input.rows = scratch.rows;
   input.inline_info = inline_info;
   input.replayed = e.replayed;
   return BuildLoadBatch(c.queue, c.stats, input);

@@ -27,6 +27,13 @@ int32_t LineTable::FirstLine() const {
 std::vector<LineRow> BuildLineRows(uint64_t code_start, uint64_t code_end, std::span<const PcSite> sites,
                                    bool closing_row) {
   std::vector<LineRow> rows;
+  BuildLineRows(code_start, code_end, sites, closing_row, rows);
+  return rows;
+}
+
+void BuildLineRows(uint64_t code_start, uint64_t code_end, std::span<const PcSite> sites, bool closing_row,
+                   std::vector<LineRow>& rows) {
+  rows.clear();
   rows.reserve(sites.size() + 1);
   uint64_t range_start = code_start;
   uint64_t described_end = code_start;  // end of the last range that got a row
@@ -42,7 +49,9 @@ std::vector<LineRow> BuildLineRows(uint64_t code_start, uint64_t code_end, std::
     if (frame != nullptr) {
       const std::string* file = &frame->method->file;
       const int32_t line = frame->method->lines.LineAt(frame->bci);
-      const bool same = !rows.empty() && rows.back().line == line && *rows.back().file == *file;
+      // Same method, same string: the pointer compare settles nearly every case.
+      const bool same = !rows.empty() && rows.back().line == line &&
+                        (rows.back().file == file || *rows.back().file == *file);
       if (!same) rows.push_back({range_start, file, line});
       described_end = site.pc;
     }
@@ -52,7 +61,6 @@ std::vector<LineRow> BuildLineRows(uint64_t code_start, uint64_t code_end, std::
     const LineRow last = rows.back();
     rows.push_back({described_end, last.file, last.line});
   }
-  return rows;
 }
 
 }  // namespace jitdump_agent

@@ -77,5 +77,8 @@ struct LineRow {
 // last entry's address, so without it the last real row would cover no instructions.
 std::vector<LineRow> BuildLineRows(uint64_t code_start, uint64_t code_end, std::span<const PcSite> sites,
                                    bool closing_row = false);
+// The same into `rows` (cleared first), so a callback can reuse one vector's capacity.
+void BuildLineRows(uint64_t code_start, uint64_t code_end, std::span<const PcSite> sites, bool closing_row,
+                   std::vector<LineRow>& rows);
 
 }  // namespace jitdump_agent

@@ -4,9 +4,16 @@
 
 namespace jitdump_agent {
 
+namespace {
+
+// Reused per thread: a callback should not pay a heap allocation for a list it drops at once.
+thread_local std::vector<jitdump::DebugEntry> t_entries;
+
+}  // namespace
+
 Batch* BuildLoadBatch(RecordQueue& queue, Stats& stats, const LoadInput& input) {
-  std::vector<jitdump::DebugEntry> entries;
-  entries.reserve(input.rows.size());
+  std::vector<jitdump::DebugEntry>& entries = t_entries;
+  entries.clear();
   for (const LineRow& row : input.rows) entries.push_back({row.addr, row.line, 0, *row.file});
 
   jitdump::CodeLoad load;

@@ -53,7 +53,9 @@ size_t CodeLoadSize(const CodeLoad& load) {
 
 uint8_t* EncodeCodeLoad(const CodeLoad& load, uint8_t* out) {
   CodeLoadFixed fixed{};
-  fixed.header = MakeRecordHeader(RecordType::kCodeLoad, CodeLoadSize(load), load.timestamp);
+  const size_t name_length = CStringLength(load.name);
+  fixed.header = MakeRecordHeader(RecordType::kCodeLoad, sizeof(CodeLoadFixed) + name_length + 1 + load.code_size,
+                                  load.timestamp);
   fixed.pid = load.pid;
   fixed.tid = load.tid;
   fixed.vma = load.vma;
@@ -61,7 +63,8 @@ uint8_t* EncodeCodeLoad(const CodeLoad& load, uint8_t* out) {
   fixed.code_size = load.code_size;
   fixed.code_index = load.code_index;
   out = Put(out, &fixed, sizeof fixed);
-  out = PutCString(out, load.name);
+  out = Put(out, load.name.data(), name_length);
+  *out++ = 0;
   return load.code != nullptr ? Put(out, load.code, load.code_size) : PutZeros(out, load.code_size);
 }
 
@@ -73,16 +76,20 @@ size_t DebugInfoSize(std::span<const DebugEntry> entries) {
 
 uint8_t* EncodeDebugInfo(uint64_t timestamp, uint64_t code_addr, std::span<const DebugEntry> entries,
                          uint8_t* out) {
-  DebugInfoFixed fixed{};
-  fixed.header = MakeRecordHeader(RecordType::kCodeDebugInfo, DebugInfoSize(entries), timestamp);
-  fixed.code_addr = code_addr;
-  fixed.nr_entry = entries.size();
-  out = Put(out, &fixed, sizeof fixed);
+  // The entries go first and the header last: its size is where they ended, which saves a
+  // second pass over every file name (DebugInfoSize already made one, in the caller).
+  uint8_t* const start = out;
+  out += sizeof(DebugInfoFixed);
   for (const DebugEntry& entry : entries) {
     const DebugEntryFixed e{entry.addr, entry.line, entry.discrim};
     out = Put(out, &e, sizeof e);
     out = PutCString(out, entry.file);
   }
+  DebugInfoFixed fixed{};
+  fixed.header = MakeRecordHeader(RecordType::kCodeDebugInfo, static_cast<size_t>(out - start), timestamp);
+  fixed.code_addr = code_addr;
+  fixed.nr_entry = entries.size();
+  Put(start, &fixed, sizeof fixed);
   return out;
 }
 

@@ -82,7 +82,8 @@ size_t UnwindingInfoSize(const UnwindingInfo& info);
 size_t CloseSize();
 size_t InlineDebugInfoSize(const InlineDebugInfo& info);
 
-// Each writes exactly the matching Size() bytes at `out` and returns the end pointer.
+// Each writes exactly the matching Size() bytes at `out` and returns the end pointer; call
+// only when that Size() is non-zero (zero means the record would exceed the format limit).
 uint8_t* EncodeCodeLoad(const CodeLoad& load, uint8_t* out);
 // code_addr is the address of the function the entries describe (the next CODE_LOAD's).
 uint8_t* EncodeDebugInfo(uint64_t timestamp, uint64_t code_addr, std::span<const DebugEntry> entries,
