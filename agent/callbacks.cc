@@ -14,6 +14,13 @@ namespace jitdump_agent {
 namespace {
 
 thread_local bool t_replaying = false;
+thread_local uint32_t t_tid = 0;
+
+// gettid(2) is a real system call every time; a thread's id never changes, so ask once.
+uint32_t CurrentTid() {
+  if (t_tid == 0) t_tid = static_cast<uint32_t>(::gettid());
+  return t_tid;
+}
 
 // Counts a callback in flight so VM death can wait for it, counts the event, and refuses it
 // once the dump is closed (a refused code blob is counted as lost, so that for every kind
@@ -50,7 +57,7 @@ void HandleCompiledMethodLoad(AgentState* s, uint64_t timestamp, jmethodID metho
   const CompiledLoadContext context{*s->cache, s->queue, s->stats, s->options, s->lines, s->pid};
   CompiledLoadEvent event;
   event.timestamp = timestamp;
-  event.tid = static_cast<uint32_t>(::gettid());
+  event.tid = CurrentTid();
   event.method = method;
   event.code_size = code_size;
   event.code_addr = code_addr;
@@ -66,12 +73,17 @@ void JNICALL OnCompiledMethodLoad(jvmtiEnv*, jmethodID method, jint code_size, c
   CallbackScope scope(&Stats::compiled_method_load, /*carries_code=*/true);
   AgentState* s = scope.state();
   if (s == nullptr) return;
+  const bool measure_cpu = !s->options.stats.empty();
+  const uint64_t cpu_start = measure_cpu ? ThreadCpuNanos() : 0;
   try {
     HandleCompiledMethodLoad(s, timestamp, method, code_size, code_addr, compile_info);
   } catch (...) {
     s->stats.lost_allocation.Add();
   }
-  s->stats.load_latency.Record(MonotonicNanos() - timestamp);
+  if (measure_cpu) s->stats.load_cpu.Record(ThreadCpuNanos() - cpu_start);
+  const uint64_t elapsed = MonotonicNanos() - timestamp;
+  s->stats.load_latency.Record(elapsed);
+  if (code_size >= 0 && static_cast<uint64_t>(code_size) <= Stats::kSmallCode) s->stats.load_latency_small.Record(elapsed);
 }
 
 void JNICALL OnDynamicCodeGenerated(jvmtiEnv*, const char* name, const void* address, jint length) {
@@ -88,7 +100,7 @@ void JNICALL OnDynamicCodeGenerated(jvmtiEnv*, const char* name, const void* add
     LoadInput input;
     input.timestamp = timestamp;
     input.pid = s->pid;
-    input.tid = static_cast<uint32_t>(::gettid());
+    input.tid = CurrentTid();
     input.code_addr = reinterpret_cast<uintptr_t>(address);
     input.code_size = static_cast<uint64_t>(length);
     input.code = s->options.code ? address : nullptr;

@@ -82,9 +82,15 @@ struct Stats {
   HighWater queue_bytes_high;
   HighWater queue_records_high;
 
+  // Wall time inside each callback (what the JVM thread waits, preemption included).
   LatencyHistogram load_latency;
+  LatencyHistogram load_latency_small;  // loads of at most kSmallCode bytes (the usual target)
   LatencyHistogram dynamic_latency;
   LatencyHistogram unload_latency;
+  // CPU time of the thread inside CompiledMethodLoad (kept only when stats are asked for: the
+  // thread CPU clock is a system call, not a vDSO read).
+  LatencyHistogram load_cpu;
+  static constexpr uint64_t kSmallCode = 4096;
 
   uint64_t LostTotal() const;
   // One JSON object; `dump_path` and `perfmap_path` are included as strings.

@@ -50,13 +50,15 @@ class StatsTest {
     long lost = r.stat("lost.total");
     long duplicates = r.stat("events.duplicate_loads");
     long empty = r.stat("events.empty_blobs");
-    // Every code blob the JVM reported is in the file, counted as lost (by cause, including
-    // lost.after_close for loads HotSpot posts while VMDeath runs), a duplicate of code already
-    // written (GenerateEvents replays), or an empty blob nothing can run in.
+    // Every code blob the JVM reported is in the file, counted as lost (by cause), a duplicate
+    // of code already written (GenerateEvents replays), or an empty blob nothing can run in.
     assertEquals(events, loads + lost + duplicates + empty,
                  "events (compiled_method_load + dynamic_code_generated) vs loads + lost + duplicates + empty; stats: "
                      + r.stats());
-    for (String reason : new String[] {"budget", "queue_full", "allocation", "write_error", "no_output"}) {
+    // after_close too: the files close in Agent_OnUnload, so the loads HotSpot still posts while
+    // VMDeath runs are kept.
+    for (String reason : new String[] {"budget", "queue_full", "allocation", "write_error", "after_close",
+                                       "no_output"}) {
       assertEquals(0, r.stat("lost." + reason), "lost." + reason + "; stats: " + r.stats());
     }
     assertEquals(0, r.stat("lookup_errors"), "JVMTI lookup errors");
@@ -66,5 +68,25 @@ class StatsTest {
     assertTrue(replayed > 0 && replayed <= r.stat("events.dynamic_code_generated"),
                "stub replay at VM death; stats: " + r.stats());
     assertTrue(duplicates <= replayed, "only replayed events can be duplicates here; stats: " + r.stats());
+  }
+
+  @ParameterizedTest
+  @MethodSource("runs")
+  void callbackTimesCoverEveryLoad(String which) {
+    AgentRun r = run(which);
+    long loads = r.stat("events.compiled_method_load");
+    assertTrue(loads > 0, "the workload compiles methods; stats: " + r.stats());
+    assertEquals(loads, r.stat("callback_latency.compiled_method_load.count"), "wall time per load; " + r.stats());
+    assertEquals(loads, r.stat("callback_cpu.compiled_method_load.count"), "CPU time per load; " + r.stats());
+    long small = r.stat("callback_latency.compiled_method_load_code_le_4k.count");
+    assertTrue(small > 0 && small <= loads, "loads of at most 4 KiB of code; " + r.stats());
+    long p50 = r.stat("callback_latency.compiled_method_load.p50_ns");
+    long p99 = r.stat("callback_latency.compiled_method_load.p99_ns");
+    long max = r.stat("callback_latency.compiled_method_load.max_ns");
+    assertTrue(0 < p50 && p50 <= p99 && p99 <= max * 9 / 8 + 1, "ordered percentiles; " + r.stats());
+    long cpuTotal = r.stat("callback_cpu.compiled_method_load.total_ns");
+    long wallTotal = r.stat("callback_latency.compiled_method_load.total_ns");
+    assertTrue(0 < cpuTotal && cpuTotal <= wallTotal + loads * 1000,
+               "a thread cannot burn more CPU than the wall time it spent; " + r.stats());
   }
 }
