@@ -38,21 +38,23 @@ const MethodInfo* MethodCache::Get(jmethodID method) {
     if (recent_[i].method == method) return recent_[i].info;
   }
   auto [it, inserted] = entries_.try_emplace(method);
+  MethodInfo& cached = it->second;
   if (!inserted) {
-    MethodInfo& cached = *it->second;
     // Failed before (failing again costs more than it helps), or already confirmed in this callback.
     if (!cached.resolved || cached.validated_in == callback_) return Remember(method, &cached);
     jlocation start = 0, end = 0;
+    stats_.method_validations.Add();
     if (jvmti_->GetMethodLocation(method, &start, &end) == JVMTI_ERROR_NONE && end == cached.end_location) {
       cached.validated_in = callback_;
       return Remember(method, &cached);
     }
     // Redefined (or the id no longer resolves): look it up again.
   }
-  it->second = std::make_unique<MethodInfo>();
-  Resolve(method, *it->second);
-  it->second->validated_in = callback_;
-  return Remember(method, it->second.get());
+  // Nothing of this callback points at the old contents: they were not validated in it.
+  cached = MethodInfo();
+  Resolve(method, cached);
+  cached.validated_in = callback_;
+  return Remember(method, &cached);
 }
 
 MethodInfo* MethodCache::Remember(jmethodID method, MethodInfo* info) {
@@ -66,6 +68,7 @@ MethodInfo* MethodCache::Remember(jmethodID method, MethodInfo* info) {
 }
 
 void MethodCache::Resolve(jmethodID method, MethodInfo& info) {
+  stats_.method_lookups.Add();
   JvmtiPtr<char> name(jvmti_), signature(jvmti_);
   jvmtiError error = jvmti_->GetMethodName(method, name.out(), signature.out(), nullptr);
   jclass klass = nullptr;

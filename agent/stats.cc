@@ -131,6 +131,10 @@ std::string Stats::ToJson(const std::string& dump_path, const std::string& perfm
   AppendField(out, "records_high_water", queue_records_high.Get(), false);
   out += "},";
   AppendField(out, "lookup_errors", lookup_errors.Get());
+  out += "\"method_cache\":{";
+  AppendField(out, "lookups", method_lookups.Get());
+  AppendField(out, "validations", method_validations.Get(), false);
+  out += "},";
   out += "\"callback_latency\":{";
   AppendLatency(out, "compiled_method_load", load_latency, true);
   AppendLatency(out, "compiled_method_load_code_le_4k", load_latency_small, true);

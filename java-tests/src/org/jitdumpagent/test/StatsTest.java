@@ -77,16 +77,16 @@ class StatsTest {
     long loads = r.stat("events.compiled_method_load");
     assertTrue(loads > 0, "the workload compiles methods; stats: " + r.stats());
     assertEquals(loads, r.stat("callback_latency.compiled_method_load.count"), "wall time per load; " + r.stats());
-    assertEquals(loads, r.stat("callback_cpu.compiled_method_load.count"), "CPU time per load; " + r.stats());
+    long sampled = r.stat("callback_cpu.compiled_method_load.count");  // one load in 16 per thread
+    assertTrue(sampled >= loads / 16 && sampled <= loads / 16 + 4, "CPU time of every 16th load; " + r.stats());
     long small = r.stat("callback_latency.compiled_method_load_code_le_4k.count");
     assertTrue(small > 0 && small <= loads, "loads of at most 4 KiB of code; " + r.stats());
     long p50 = r.stat("callback_latency.compiled_method_load.p50_ns");
     long p99 = r.stat("callback_latency.compiled_method_load.p99_ns");
     long max = r.stat("callback_latency.compiled_method_load.max_ns");
     assertTrue(0 < p50 && p50 <= p99 && p99 <= max * 9 / 8 + 1, "ordered percentiles; " + r.stats());
-    long cpuTotal = r.stat("callback_cpu.compiled_method_load.total_ns");
-    long wallTotal = r.stat("callback_latency.compiled_method_load.total_ns");
-    assertTrue(0 < cpuTotal && cpuTotal <= wallTotal + loads * 1000,
-               "a thread cannot burn more CPU than the wall time it spent; " + r.stats());
+    long cpuMax = r.stat("callback_cpu.compiled_method_load.max_ns");
+    assertTrue(0 < cpuMax && cpuMax <= max + 1000, "a thread cannot burn more CPU than the wall time it spent; "
+                                                        + r.stats());
   }
 }
