@@ -68,9 +68,31 @@ uint8_t* EncodeCodeLoad(const CodeLoad& load, uint8_t* out) {
   return load.code != nullptr ? Put(out, load.code, load.code_size) : PutZeros(out, load.code_size);
 }
 
+namespace {
+
+// Length of each entry's file name up to its first NUL. Neighbouring entries mostly name the
+// very same string (one method's file), so its length is reused instead of scanned again.
+class FileLengths {
+ public:
+  size_t operator()(std::string_view file) {
+    if (file.data() != last_.data() || file.size() != last_.size()) {
+      last_ = file;
+      length_ = CStringLength(file);
+    }
+    return length_;
+  }
+
+ private:
+  std::string_view last_;
+  size_t length_ = 0;
+};
+
+}  // namespace
+
 size_t DebugInfoSize(std::span<const DebugEntry> entries) {
   uint64_t size = sizeof(DebugInfoFixed);
-  for (const DebugEntry& entry : entries) size += sizeof(DebugEntryFixed) + CStringLength(entry.file) + 1;
+  FileLengths length_of;
+  for (const DebugEntry& entry : entries) size += sizeof(DebugEntryFixed) + length_of(entry.file) + 1;
   return Checked(size);
 }
 
@@ -80,10 +102,12 @@ uint8_t* EncodeDebugInfo(uint64_t timestamp, uint64_t code_addr, std::span<const
   // second pass over every file name (DebugInfoSize already made one, in the caller).
   uint8_t* const start = out;
   out += sizeof(DebugInfoFixed);
+  FileLengths length_of;
   for (const DebugEntry& entry : entries) {
     const DebugEntryFixed e{entry.addr, entry.line, entry.discrim};
     out = Put(out, &e, sizeof e);
-    out = PutCString(out, entry.file);
+    out = Put(out, entry.file.data(), length_of(entry.file));
+    *out++ = 0;
   }
   DebugInfoFixed fixed{};
   fixed.header = MakeRecordHeader(RecordType::kCodeDebugInfo, static_cast<size_t>(out - start), timestamp);
