@@ -55,10 +55,11 @@ struct Stats {
   Counter compiled_method_unload;
   Counter dynamic_code_generated;
   Counter replayed_events;       // delivered inside GenerateEvents (late attach)
-  Counter duplicate_loads;       // code already written (replays): skipped by the writer
   Counter empty_blobs;           // DynamicCodeGenerated with length 0: nothing to write
 
-  // What reached the file.
+  // What reached the file. This group is written by the writer thread only; alignas keeps it
+  // off the cache lines the callbacks update, so neither side pays for the other's writes.
+  alignas(64) Counter duplicate_loads;  // code already written (replays): skipped by the writer
   Counter code_loads_written;    // JIT_CODE_LOAD records
   Counter debug_info_written;    // JIT_CODE_DEBUG_INFO records
   Counter debug_entries_written;
@@ -69,12 +70,13 @@ struct Stats {
   Counter backdate_total_ns;
   Counter perfmap_lines_written;
   Counter perfmap_compactions;
+  Counter lost_write_error;      // the write failed (disk full, I/O error)
 
-  // What did not, by reason. Each is a code blob the JVM reported that is not in the file.
-  Counter lost_budget;           // the byte budget was full
+  // What did not reach the file, by reason (with lost_write_error above). Each is a code blob
+  // the JVM reported that is not in the file. From here on: updated by JVM threads.
+  alignas(64) Counter lost_budget;  // the byte budget was full
   Counter lost_queue_full;       // the queue had no free node
   Counter lost_allocation;       // malloc failed
-  Counter lost_write_error;      // the write failed (disk full, I/O error)
   Counter lost_after_close;      // arrived after the dump was closed (Agent_OnUnload)
   Counter lost_no_output;        // the dump could not be created at all
   Counter lookup_errors;         // JVMTI name/line lookups that failed unexpectedly
