@@ -28,13 +28,18 @@ std::string DirectoryOf(const std::string& path) {
 }
 
 // Links the unnamed file `tmp_fd` at `path` (never replacing anything but a stale file of ours)
-// and opens `path` with `flags`. Without /proc (a minimal chroot) this fails with ENOENT.
-Status LinkIntoPlace(int tmp_fd, const std::string& path, int flags, int* fd) {
+// and opens `path` with `flags`. Sets *unavailable when linking this way cannot work here (no
+// /proc in a minimal chroot, a seccomp filter refusing linkat, ...): the caller then falls back.
+Status LinkIntoPlace(int tmp_fd, const std::string& path, int flags, int* fd, bool* unavailable) {
   char proc_path[64];
   std::snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", tmp_fd);
   for (int attempt = 0;; ++attempt) {
     if (::linkat(AT_FDCWD, proc_path, AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0) break;
-    if (errno != EEXIST || attempt > 0) return Status::Error("link", errno);
+    if (errno != EEXIST) {
+      *unavailable = true;
+      return Status::Error("link", errno);
+    }
+    if (attempt > 0) return Status::Error("link", EEXIST);
     if (!RemoveStaleOwnFile(path)) return Status::Error("open (existing file not ours)", EEXIST);
   }
   // Reopen by name: the unnamed file's descriptor would show up in /proc/self/maps as
@@ -79,10 +84,10 @@ Status CreateWithContents(const std::string& path, int flags, mode_t mode, const
       ::close(tmp_fd);  // the unnamed file vanishes with its descriptor
       return Status::Error("write", err);
     }
-    const Status linked = LinkIntoPlace(tmp_fd, path, flags, fd);
+    bool unavailable = false;
+    const Status linked = LinkIntoPlace(tmp_fd, path, flags, fd, &unavailable);
     ::close(tmp_fd);
-    const bool no_proc = !linked.ok() && linked.err_no() == ENOENT && ::access("/proc/self/fd", F_OK) != 0;
-    if (!no_proc) {  // without /proc (a minimal chroot) the plain create below still works
+    if (!unavailable) {
       if (linked.ok() && ::lseek(*fd, static_cast<off_t>(size), SEEK_SET) < 0) {
         const int err = errno;
         ::close(*fd);
@@ -90,6 +95,8 @@ Status CreateWithContents(const std::string& path, int flags, mode_t mode, const
       }
       return linked;
     }
+    // Fall through: the plain exclusive create below reports any real problem (a missing or
+    // read-only directory, a full disk) itself.
   }
   const Status created = CreateExclusive(path, flags, mode, fd);
   if (!created.ok()) return created;
