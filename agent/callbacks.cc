@@ -86,7 +86,9 @@ void JNICALL OnCompiledMethodLoad(jvmtiEnv*, jmethodID method, jint code_size, c
   if (measure_cpu) s->stats.load_cpu.Record(ThreadCpuNanos() - cpu_start);
   const uint64_t elapsed = MonotonicNanos() - timestamp;
   s->stats.load_latency.Record(elapsed);
-  if (code_size >= 0 && static_cast<uint64_t>(code_size) <= Stats::kSmallCode) s->stats.load_latency_small.Record(elapsed);
+  if (code_size >= 0 && static_cast<uint64_t>(code_size) <= Stats::kSmallCode) {
+    s->stats.load_latency_small.Record(elapsed);
+  }
 }
 
 void JNICALL OnDynamicCodeGenerated(jvmtiEnv*, const char* name, const void* address, jint length) {
