@@ -40,11 +40,21 @@ void AppendType(std::string_view sig, size_t& pos, std::string& out) {
 }
 
 // Control characters and ';' would break perf-map lines or folded stacks.
+char CleanChar(char c) {
+  const unsigned char u = static_cast<unsigned char>(c);
+  return u < 0x20 || u == 0x7f ? '?' : c == ';' ? ':' : c;
+}
+
 void AppendClean(std::string_view text, std::string& out) {
-  for (char c : text) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    out.push_back(u < 0x20 || u == 0x7f ? '?' : c == ';' ? ':' : c);
-  }
+  for (char c : text) out.push_back(CleanChar(c));
+}
+
+// Appends the cleaned Java spelling of the type at `sig[pos]`, in place: no temporary string
+// per type (names are formatted inside the JVM's callbacks, where every allocation counts).
+void AppendCleanType(std::string_view sig, size_t& pos, std::string& out) {
+  const size_t start = out.size();
+  AppendType(sig, pos, out);
+  for (size_t i = start; i < out.size(); ++i) out[i] = CleanChar(out[i]);
 }
 
 // A 3-byte sequence ED A0..BF xx encodes a UTF-16 surrogate; returns it, or 0.
@@ -62,6 +72,10 @@ std::string ModifiedUtf8ToUtf8(std::string_view s) {
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {  // ASCII, nearly every byte of a Java name
+      out.push_back(static_cast<char>(c));
+      continue;
+    }
     if (c == 0xC0 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80) {
       out.push_back('?');  // an encoded NUL
       ++i;
@@ -91,10 +105,8 @@ std::string ModifiedUtf8ToUtf8(std::string_view s) {
 std::string JavaTypeName(std::string_view descriptor) {
   std::string out;
   size_t pos = 0;
-  AppendType(descriptor, pos, out);
-  std::string clean;
-  AppendClean(out, clean);
-  return clean;
+  AppendCleanType(descriptor, pos, out);
+  return out;
 }
 
 std::string FormatMethodName(NameStyle style, std::string_view class_signature, std::string_view method_name,
@@ -108,7 +120,8 @@ std::string FormatMethodName(NameStyle style, std::string_view class_signature, 
     return out;
   }
   out.reserve(class_signature.size() + method_name.size() + 2 * method_signature.size());
-  out += JavaTypeName(class_signature);
+  size_t class_pos = 0;
+  AppendCleanType(class_signature, class_pos, out);
   out.push_back('.');
   AppendClean(method_name, out);
   if (style == NameStyle::kSimple) return out;
@@ -118,9 +131,7 @@ std::string FormatMethodName(NameStyle style, std::string_view class_signature, 
   while (pos != std::string_view::npos && pos < method_signature.size() && method_signature[pos] != ')') {
     if (!first) out += ", ";
     first = false;
-    std::string type;
-    AppendType(method_signature, pos, type);
-    AppendClean(type, out);
+    AppendCleanType(method_signature, pos, out);
   }
   out.push_back(')');
   return out;
