@@ -21,11 +21,31 @@ MethodCache::MethodCache(jvmtiEnv* jvmti, NameStyle style, bool want_lines, size
 std::unique_lock<std::mutex> MethodCache::Lock() { return std::unique_lock<std::mutex>(mutex_); }
 
 void MethodCache::BeginCallback() {
-  // With capacity 0 (cache=0) this empties the map every callback: entries then live only as
-  // long as the frames of one load that point at them.
-  if (entries_.size() >= capacity_) entries_.clear();
+  if (entries_.size() >= capacity_) {
+    // The hard bound: reached only when one callback brought more new methods than trimming
+    // keeps up with, or with capacity 0 (cache=0), where entries then live only as long as the
+    // frames of one load that point at them.
+    if (capacity_ != 0) stats_.method_cache_clears.Add();
+    entries_.clear();
+  } else if (entries_.size() > capacity_ - capacity_ / 8) {
+    Trim(kTrimPerCallback);
+  }
+  stats_.method_cache_high.Offer(entries_.size());
   ++callback_;
   ForgetRecent();
+}
+
+void MethodCache::Trim(size_t count) {
+  // Buckets in turn: which methods share a bucket depends on their jmethodID's address, not on
+  // how recently they were used, so this sheds old and new entries alike.
+  const size_t buckets = entries_.bucket_count();
+  for (size_t visited = 0; count > 0 && visited < buckets; ++visited) {
+    const size_t bucket = trim_bucket_++ % buckets;
+    while (count > 0 && entries_.bucket_size(bucket) > 0) {
+      entries_.erase(entries_.begin(bucket)->first);
+      --count;
+    }
+  }
 }
 
 void MethodCache::Evict(jmethodID method) {

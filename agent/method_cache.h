@@ -4,9 +4,9 @@
 // Safety across class unloading and redefinition: entries are plain strings and numbers, never
 // pointers into the JVM, so a stale entry can at worst be wrong, never crash. An entry is
 // dropped when its method's code is unloaded; a hit is re-validated with GetMethodLocation
-// (a redefinition that changes the bytecode length re-resolves the method); and the whole cache
-// is cleared when it reaches its bound, so memory and per-lookup cost stay flat however many
-// classes come and go.
+// (a redefinition that changes the bytecode length re-resolves the method); and past 7/8 of its
+// bound the cache sheds entries a few per callback (emptied at once only if it still fills),
+// so memory and per-lookup cost stay flat however many classes come and go.
 #pragma once
 
 #include <jvmti.h>
@@ -44,11 +44,16 @@ class MethodCache {
   const MethodInfo* Get(jmethodID method);
   void Evict(jmethodID method);
   size_t size() const { return entries_.size(); }
+  static constexpr size_t kTrimPerCallback = 8;  // entries shed per callback near the bound
 
  private:
   void Resolve(jmethodID method, MethodInfo& info);
   MethodInfo* Remember(jmethodID method, MethodInfo* info);
   void ForgetRecent() { recent_count_ = recent_next_ = 0; }
+  // Drops up to `count` entries. Past 7/8 of the bound the cache sheds a few entries per
+  // callback rather than emptying all at once when full: clearing 16384 entries inside one
+  // callback takes milliseconds of the JVM's time.
+  void Trim(size_t count);
 
   jvmtiEnv* const jvmti_;
   const NameStyle style_;
@@ -60,6 +65,7 @@ class MethodCache {
   // second allocation. Memory latency, not instructions, is what a lookup costs in a busy JVM.
   std::unordered_map<jmethodID, MethodInfo> entries_;
   uint64_t callback_ = 0;
+  size_t trim_bucket_ = 0;  // where the next Trim starts
   // The methods already met in this callback. A load's scope chains name ~100 frames but only
   // a handful of distinct methods (4.2 on average for javac): a short linear scan answers
   // almost every frame without hashing, and each is validated once per callback anyway.

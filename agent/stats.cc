@@ -133,7 +133,9 @@ std::string Stats::ToJson(const std::string& dump_path, const std::string& perfm
   AppendField(out, "lookup_errors", lookup_errors.Get());
   out += "\"method_cache\":{";
   AppendField(out, "lookups", method_lookups.Get());
-  AppendField(out, "validations", method_validations.Get(), false);
+  AppendField(out, "validations", method_validations.Get());
+  AppendField(out, "clears", method_cache_clears.Get());
+  AppendField(out, "entries_high_water", method_cache_high.Get(), false);
   out += "},";
   out += "\"callback_latency\":{";
   AppendLatency(out, "compiled_method_load", load_latency, true);

@@ -85,6 +85,8 @@ struct Stats {
   // and cheap re-validations of cached entries (one GetMethodLocation per method per callback).
   Counter method_lookups;
   Counter method_validations;
+  Counter method_cache_clears;   // times the cache hit its bound and was emptied at once
+  HighWater method_cache_high;   // most entries held
 
   HighWater queue_bytes_high;
   HighWater queue_records_high;

@@ -154,5 +154,28 @@ TEST_F(MethodCacheTest, ManyDistinctMethodsInOneCallbackEachGetTheirOwnEntry) {
   EXPECT_EQ(FakeJvmti::calls().get_method_location, locations + 40);  // validated once each
 }
 
+
+TEST_F(MethodCacheTest, NearTheBoundEntriesAreShedGraduallyNotAllAtOnce) {
+  std::vector<FakeMethod> methods(400, get_node_);
+  MethodCache cache(fake_.env(), NameStyle::kJava, true, 64, stats_);
+  auto lock = cache.Lock();
+  for (FakeMethod& m : methods) {  // one new method per callback, as most loads bring
+    cache.BeginCallback();
+    cache.Get(m.id());
+    EXPECT_LE(cache.size(), 64u);
+  }
+  EXPECT_EQ(stats_.method_cache_clears.Get(), 0u);
+  EXPECT_GE(cache.size(), 64u - 64u / 8 - MethodCache::kTrimPerCallback);  // still warm
+  EXPECT_LE(stats_.method_cache_high.Get(), 64u);
+  // A callback bringing far more new methods than trimming sheds still cannot pass the bound
+  // for long: the next callback empties the cache.
+  cache.BeginCallback();
+  std::vector<FakeMethod> burst(100, get_node_);
+  for (FakeMethod& m : burst) cache.Get(m.id());
+  cache.BeginCallback();
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_EQ(stats_.method_cache_clears.Get(), 1u);
+}
+
 }  // namespace
 }  // namespace jitdump_agent
