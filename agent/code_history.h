@@ -22,8 +22,9 @@ class CodeHistory {
   uint64_t Touch(uint64_t start, uint64_t size, uint64_t time);
 
   size_t span_count() const { return spans_.size(); }
+  uint64_t coarsenings() const { return coarsenings_; }
 
-  // Past this many spans, touching neighbours are merged, keeping the later time. That only
+  // Past this many spans, neighbours are merged pairwise, keeping the later time. That only
   // moves some floors later (less backdating, never a wrong one) and bounds memory however
   // many loads and unloads come and go (about 1.5 MiB at the limit).
   static constexpr size_t kMaxSpans = 32768;
@@ -36,6 +37,7 @@ class CodeHistory {
     uint64_t time;
   };
   std::map<uint64_t, Span> spans_;  // start -> span; disjoint
+  uint64_t coarsenings_ = 0;
 };
 
 }  // namespace jitdump_agent

@@ -52,6 +52,20 @@ TEST(CodeHistoryTest, ManyDistinctRangesStayBoundedAndConservative) {
   }
 }
 
+// HotSpot's code ranges are separated by gaps (nmethod headers, metadata): a million of them
+// must stay bounded too, with the merging pass amortized (it halves the spans, so it runs about
+// once per kMaxSpans/2 touches, not on every touch), and floors stay conservative.
+TEST(CodeHistoryTest, ManyRangesWithGapsStayBoundedAndCoarsenRarely) {
+  CodeHistory h;
+  constexpr uint64_t kTouches = 1000000;
+  for (uint64_t i = 0; i < kTouches; ++i) h.Touch(0x100000 + i * 0x80, 0x40, i + 1);
+  EXPECT_LE(h.span_count(), CodeHistory::kMaxSpans + 1);
+  EXPECT_LE(h.coarsenings(), kTouches / (CodeHistory::kMaxSpans / 2) + 1);
+  for (uint64_t i : {0ull, 12345ull, 999999ull}) {
+    EXPECT_GE(h.Touch(0x100000 + i * 0x80, 0x40, 2000000 + i), i + 1) << i;
+  }
+}
+
 TEST(CodeHistoryTest, ZeroSizeAndTopOfAddressSpace) {
   CodeHistory h;
   EXPECT_EQ(h.Touch(UINT64_MAX - 4, 100, 1), 0u);
