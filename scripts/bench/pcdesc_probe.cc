@@ -12,6 +12,7 @@
 // true_file true_line (file -1: none) | M frames distinct_methods (after a load's P lines) |
 // S addr size name_len.
 //   -agentpath:.../libpcdesc_probe.so=/path/out.txt
+//   -agentpath:.../libpcdesc_probe.so=null   (same events, empty callbacks: HotSpot's own cost)
 //
 // Timing mode (time=PATH): only stamps CLOCK_MONOTONIC at each CompiledMethodLoad and writes
 // "addr size numpcs nanos" lines at exit. JVMTI calls the environments of one event in the
@@ -186,10 +187,34 @@ void JNICALL OnDeath(jvmtiEnv*, JNIEnv*) {
   if (g_out) std::fflush(g_out);
 }
 
+void JNICALL IgnoreLoad(jvmtiEnv*, jmethodID, jint, const void*, jint, const jvmtiAddrLocationMap*, const void*) {}
+void JNICALL IgnoreUnload(jvmtiEnv*, jmethodID, const void*) {}
+void JNICALL IgnoreStub(jvmtiEnv*, const char*, const void*, jint) {}
+
+// Null mode ("null"): the events libjitdumpagent enables, with callbacks that do nothing. What
+// HotSpot itself spends delivering them (jmethodIDs, compile_info, the deferred event queue) is
+// the floor every agent built on these events pays; the agent's own cost is what lies above it.
+jint StartNull() {
+  jvmtiCapabilities caps{};
+  caps.can_generate_compiled_method_load_events = 1;
+  if (g_jvmti->AddCapabilities(&caps) != JVMTI_ERROR_NONE) return JNI_ERR;
+  jvmtiEventCallbacks cb{};
+  cb.CompiledMethodLoad = IgnoreLoad;
+  cb.CompiledMethodUnload = IgnoreUnload;
+  cb.DynamicCodeGenerated = IgnoreStub;
+  g_jvmti->SetEventCallbacks(&cb, sizeof cb);
+  for (jvmtiEvent e : {JVMTI_EVENT_COMPILED_METHOD_LOAD, JVMTI_EVENT_COMPILED_METHOD_UNLOAD,
+                       JVMTI_EVENT_DYNAMIC_CODE_GENERATED}) {
+    g_jvmti->SetEventNotificationMode(JVMTI_ENABLE, e, nullptr);
+  }
+  return JNI_OK;
+}
+
 }  // namespace
 
 extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
   if (vm->GetEnv(reinterpret_cast<void**>(&g_jvmti), JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;
+  if (options && std::strcmp(options, "null") == 0) return StartNull();
   const char* path = options && *options ? options : "pcdesc-probe.txt";
   if (std::strncmp(path, "time=", 5) == 0) {
     g_timing = true;
