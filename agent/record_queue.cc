@@ -11,11 +11,15 @@
 namespace jitdump_agent {
 namespace {
 
-// Nodes preallocated for the queue; each pending batch holds one (about 64 bytes each, 4 MiB in
-// all). Bursts of tiny records (unloads during class-unloading churn) can outrun the writer's
-// poll: producers wake it early once a quarter of the nodes are taken.
-constexpr size_t kQueueNodes = 65536;
-constexpr uint64_t kWakeWriterAt = kQueueNodes / 4;
+// Each pending batch holds one queue node. Boost allocates nodes one by one, cache-line aligned
+// (about 180 bytes of heap each), and recycles them without ever freeing them, so the pool
+// stays at its high-water mark. Preallocating the whole bound cost 11.5 MiB of RSS in every
+// JVM; instead a small pool grows on demand up to kMaxQueueNodes (javac peaks at a few
+// thousand; class-unloading bursts of tiny unload records reach tens of thousands).
+// Producers wake the writer early once a quarter of the bound is pending.
+constexpr size_t kInitialQueueNodes = 1024;
+constexpr uint64_t kMaxQueueNodes = 65536;
+constexpr uint64_t kWakeWriterAt = kMaxQueueNodes / 4;
 
 WarnOnce g_budget_warning;
 WarnOnce g_queue_warning;
@@ -37,7 +41,7 @@ RecordQueue::RecordQueue(const Options& options, Stats& stats)
       overflow_(options.overflow),
       wait_ms_(options.wait_ms),
       stats_(stats),
-      queue_(kQueueNodes) {}
+      queue_(kInitialQueueNodes) {}
 
 bool RecordQueue::Reserve(size_t bytes) {
   uint64_t used = bytes_.load(std::memory_order_relaxed);
@@ -80,12 +84,23 @@ Batch* RecordQueue::Allocate(size_t payload_size) {
   return batch;
 }
 
+bool RecordQueue::TryPush(Batch* batch) {
+  // Below the bound a push may add a node to the pool (the count is read before the push, so
+  // concurrent producers can overshoot it by at most one node each).
+  if (records_.load(std::memory_order_relaxed) >= kMaxQueueNodes) return queue_.bounded_push(batch);
+  try {
+    return queue_.push(batch);
+  } catch (...) {  // no memory for a node: treated as a full queue
+    return false;
+  }
+}
+
 bool RecordQueue::Push(Batch* batch) {
-  bool pushed = queue_.bounded_push(batch);
+  bool pushed = TryPush(batch);
   for (uint32_t waited = 0; !pushed && overflow_ == Overflow::kWait && waited < wait_ms_; ++waited) {
     if (waited == 0 && pressure_handler_ != nullptr) pressure_handler_(pressure_context_);
     SleepMillis(1);
-    pushed = queue_.bounded_push(batch);
+    pushed = TryPush(batch);
   }
   if (!pushed) {
     stats_.lost_queue_full.Add();

@@ -69,6 +69,7 @@ class RecordQueue {
 
  private:
   bool Reserve(size_t bytes);
+  bool TryPush(Batch* batch);
 
   const uint64_t budget_;
   const Overflow overflow_;
