@@ -174,8 +174,36 @@ jint Start(JavaVM* vm, const char* option_text, Mode mode) {
 
 AgentState* State() { return g_state.load(std::memory_order_acquire); }
 
+namespace {
+
+uint64_t EventsSeen(const AgentState* s) {
+  return s->stats.compiled_method_load.Get() + s->stats.dynamic_code_generated.Get() +
+         s->stats.compiled_method_unload.Get();
+}
+
+// HotSpot checks that an event is enabled, builds its compile_info and only then calls us: an
+// event the ServiceThread took up before the phase turned DEAD can reach a callback after
+// Agent_OnUnload began (seen: one load in five javac runs). Before refusing events, wait until
+// none has arrived and none is in flight for kQuietMs (at most kMaxWaitMs in all).
+void AwaitQuiet(const AgentState* s) {
+  constexpr int kQuietMs = 5;
+  constexpr int kMaxWaitMs = 200;
+  uint64_t seen = EventsSeen(s);
+  for (int waited = 0, quiet = 0; waited < kMaxWaitMs && quiet < kQuietMs; ++waited) {
+    ::usleep(1000);
+    const uint64_t now = EventsSeen(s);
+    const bool idle = now == seen && s->in_flight.load(std::memory_order_acquire) == 0;
+    quiet = idle ? quiet + 1 : 0;
+    seen = now;
+  }
+}
+
+}  // namespace
+
 // Refuses further events, waits for callbacks in flight and closes the files.
 static void CloseOutput(AgentState* s) {
+  if (s->closed.load(std::memory_order_acquire)) return;
+  AwaitQuiet(s);
   if (s->closed.exchange(true, std::memory_order_acq_rel)) return;
   // Let callbacks already inside the agent finish pushing their records (bounded wait).
   for (int i = 0; i < 2000 && s->in_flight.load(std::memory_order_acquire) > 0; ++i) ::usleep(1000);
