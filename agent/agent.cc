@@ -198,10 +198,8 @@ void AwaitQuiet(const AgentState* s) {
   }
 }
 
-}  // namespace
-
 // Refuses further events, waits for callbacks in flight and closes the files.
-static void CloseOutput(AgentState* s) {
+void CloseOutput(AgentState* s) {
   if (s->closed.load(std::memory_order_acquire)) return;
   AwaitQuiet(s);
   if (s->closed.exchange(true, std::memory_order_acq_rel)) return;
@@ -209,6 +207,8 @@ static void CloseOutput(AgentState* s) {
   for (int i = 0; i < 2000 && s->in_flight.load(std::memory_order_acquire) > 0; ++i) ::usleep(1000);
   s->writer.Finish(MonotonicNanos(), 5000);
 }
+
+}  // namespace
 
 jint OnLoad(JavaVM* vm, char* options) noexcept {
   try {
