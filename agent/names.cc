@@ -102,13 +102,6 @@ std::string ModifiedUtf8ToUtf8(std::string_view s) {
   return out;
 }
 
-std::string JavaTypeName(std::string_view descriptor) {
-  std::string out;
-  size_t pos = 0;
-  AppendCleanType(descriptor, pos, out);
-  return out;
-}
-
 std::string FormatMethodName(NameStyle style, std::string_view class_signature, std::string_view method_name,
                              std::string_view method_signature) {
   std::string out;

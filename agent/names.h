@@ -24,9 +24,6 @@ std::string FormatMethodName(NameStyle style, std::string_view class_signature, 
 // combined into one 4-byte sequence, C0 80 and lone surrogates become '?'.
 std::string ModifiedUtf8ToUtf8(std::string_view text);
 
-// "Ljava/util/HashMap;" -> "java.util.HashMap"; "[I" -> "int[]".
-std::string JavaTypeName(std::string_view field_descriptor);
-
 // The file name perf and source browsers want: the class's package path plus its SourceFile
 // attribute. ("Ljava/util/HashMap$Node;", "HashMap.java") -> "java/util/HashMap.java".
 std::string SourcePath(std::string_view class_signature, std::string_view source_file);
