@@ -20,13 +20,6 @@ bool RemoveStaleOwnFile(const std::string& path) {
   return ::unlink(path.c_str()) == 0 || errno == ENOENT;
 }
 
-std::string DirectoryOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
 // Links the unnamed file `tmp_fd` at `path` (never replacing anything but a stale file of ours)
 // and opens `path` with `flags`. Sets *unavailable when linking this way cannot work here (no
 // /proc in a minimal chroot, a seccomp filter refusing linkat, ...): the caller then falls back.
@@ -57,6 +50,13 @@ Status LinkIntoPlace(int tmp_fd, const std::string& path, int flags, int* fd, bo
 }
 
 }  // namespace
+
+std::string DirectoryOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
 
 Status CreateExclusive(const std::string& path, int flags, mode_t mode, int* fd) {
   const int open_flags = flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;

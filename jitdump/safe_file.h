@@ -28,6 +28,9 @@ Status CreateExclusive(const std::string& path, int flags, mode_t mode, int* fd)
 Status CreateWithContents(const std::string& path, int flags, mode_t mode, const void* contents, size_t size,
                           int* fd);
 
+// The directory holding `path`: "." for a bare name, "/" for a file at the root.
+std::string DirectoryOf(const std::string& path);
+
 // write(2) until all `size` bytes are written (retrying EINTR and short writes); false on error,
 // with errno set.
 bool WriteAll(int fd, const void* data, size_t size);
