@@ -13,6 +13,8 @@
 
 #include "agent/agent_state.h"
 #include "agent/config.h"
+#include "agent/jvm_resolver.h"
+#include "agent/jvm_version.h"
 #include "agent/log.h"
 #include "jitdump/safe_file.h"
 
@@ -65,6 +67,18 @@ void WriteStats(AgentState* s) {
     return;
   }
   ::close(fd);
+}
+
+// Whether loads may be resolved on the writer thread (see jvm_version.h).
+bool ResolveInWriter(jvmtiEnv* jvmti, ResolveIn resolve) {
+  if (resolve != ResolveIn::kAuto) return resolve == ResolveIn::kWriter;
+  char* text = nullptr;
+  if (jvmti->GetSystemProperty("java.vm.version", &text) != JVMTI_ERROR_NONE || text == nullptr) return false;
+  const std::optional<JvmVersion> version = ParseJvmVersion(text);
+  jvmti->Deallocate(reinterpret_cast<unsigned char*>(text));
+  const bool safe = version && LooksUpStaleMethodIdsSafely(*version);
+  if (!safe) Log(LogLevel::kInfo, "this JVM resolves stale method ids unsafely: looking up names inside callbacks");
+  return safe;
 }
 
 enum class Mode { kOnLoad, kOnAttach };
@@ -138,6 +152,12 @@ jint Start(JavaVM* vm, const char* option_text, Mode mode) {
     g_claimed.store(false);
     return failure;
   }
+  s->resolve_in_writer = ResolveInWriter(jvmti, options.resolve);
+  if (s->resolve_in_writer) {
+    s->resolver = new (std::nothrow) JvmResolver(vm, *s);
+    if (s->resolver == nullptr) s->resolve_in_writer = false;
+    s->writer.SetResolver(s->resolver);
+  }
   if (!s->writer.Open(s->pid, MonotonicNanos())) {
     // Nothing to write to: stay out of the JVM's way entirely.
     jvmti->DisposeEnvironment();
@@ -166,7 +186,10 @@ jint Start(JavaVM* vm, const char* option_text, Mode mode) {
     if (mode == Mode::kOnAttach) return JNI_OK;  // keep the library mapped; nothing else runs
     return failure;
   }
-  if (mode == Mode::kOnAttach) ReplayExistingCode(s);
+  if (mode == Mode::kOnAttach) {
+    if (s->resolve_in_writer) s->writer.BeginResolving();  // live already: no VMInit comes
+    ReplayExistingCode(s);
+  }
   return JNI_OK;
 }
 

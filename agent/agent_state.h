@@ -31,6 +31,13 @@ struct AgentState {
   MethodCache* cache = nullptr;  // needs jvmti; leaked like the rest
   uint32_t pid = 0;
   bool lines = true;             // the line capabilities were granted and lines=on
+  bool resolve_in_writer = false;  // resolve= and the JVM version allow deferring loads
+  LoadResolver* resolver = nullptr;  // set when resolve_in_writer; leaked like the rest
+  // Set while the writer thread is attached and resolving: loads are then only copied in the
+  // callback. `deferring` counts callbacks between reading the flag and pushing their batch,
+  // so VM death can clear the flag and know when no deferred load is still on its way.
+  std::atomic<bool> defer_loads{false};
+  std::atomic<int> deferring{0};
   std::atomic<bool> closed{false};
   std::atomic<int> in_flight{0};
   std::atomic<bool> stats_written{false};

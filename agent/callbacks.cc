@@ -4,8 +4,11 @@
 #include <jvmti.h>
 #include <unistd.h>
 
+#include <vector>
+
 #include "agent/agent_state.h"
 #include "agent/compiled_load.h"
+#include "agent/deferred_load.h"
 #include "agent/load_builder.h"
 #include "agent/log.h"
 #include "agent/names.h"
@@ -54,18 +57,62 @@ class CallbackScope {
   AgentState* state_;
 };
 
+class DeferringScope {
+ public:
+  explicit DeferringScope(AgentState* s) : s_(s) { s_->deferring.fetch_add(1, std::memory_order_seq_cst); }
+  ~DeferringScope() { s_->deferring.fetch_sub(1, std::memory_order_seq_cst); }
+  DeferringScope(const DeferringScope&) = delete;
+  DeferringScope& operator=(const DeferringScope&) = delete;
+
+ private:
+  AgentState* s_;
+};
+
+// The scope chains of compile_info, copied out per thread (the capacity follows the largest
+// method this thread has seen).
+thread_local std::vector<ScopePc> t_pcs;
+thread_local std::vector<ScopeFrame> t_frames;
+
 void HandleCompiledMethodLoad(AgentState* s, uint64_t timestamp, jmethodID method, jint code_size,
                               const void* code_addr, const void* compile_info) {
   const CompiledLoadContext context{*s->cache, s->queue, s->stats, s->options, s->lines, s->pid};
+  t_pcs.clear();
+  t_frames.clear();
+  if (WantsScopes(context)) CollectScopes(compile_info, t_pcs, t_frames);
   CompiledLoadEvent event;
   event.timestamp = timestamp;
   event.tid = CurrentTid();
   event.method = method;
-  event.code_size = code_size;
-  event.code_addr = code_addr;
-  event.compile_info = compile_info;
+  event.code_addr = reinterpret_cast<uintptr_t>(code_addr);
+  event.code_size = code_size > 0 ? static_cast<uint64_t>(code_size) : 0;
+  event.code = s->options.code ? code_addr : nullptr;
+  event.pcs = t_pcs;
+  event.frames = t_frames;
   event.replayed = t_replaying;
-  if (Batch* batch = BuildCompiledLoad(context, event)) s->queue.Push(batch);
+
+  // StopDeferring either sees this callback counted in `deferring`, or this callback sees the
+  // flag cleared (both sequentially consistent).
+  DeferringScope deferring(s);
+  Batch* batch = nullptr;
+  if (s->defer_loads.load(std::memory_order_seq_cst)) {
+    batch = BuildDeferredLoad(s->queue, event);
+    if (batch != nullptr) s->stats.deferred_loads.Add();
+  } else {
+    batch = BuildCompiledLoad(context, event);
+  }
+  if (batch != nullptr) s->queue.Push(batch);
+}
+
+// Loads from now on are resolved in their callbacks; the deferred ones already queued are
+// resolved by the writer now, while JVMTI still answers (after VMDeath it returns WRONG_PHASE).
+void StopDeferring(AgentState* s) {
+  if (!s->resolve_in_writer) return;
+  s->defer_loads.store(false, std::memory_order_seq_cst);
+  for (int i = 0; i < 1000 && s->deferring.load(std::memory_order_seq_cst) > 0; ++i) ::usleep(100);
+  if (!s->writer.EndResolving(2000)) {
+    Log(LogLevel::kWarn, "the writer did not resolve its queued loads within 2 s (slow disk?); some may be "
+        "written without names");
+  }
 }
 
 void JNICALL OnCompiledMethodLoad(jvmtiEnv*, jmethodID method, jint code_size, const void* code_addr,
@@ -138,6 +185,15 @@ void JNICALL OnCompiledMethodUnload(jvmtiEnv*, jmethodID method, const void* cod
   s->stats.unload_latency.Record(MonotonicNanos() - timestamp);
 }
 
+// The JVM can now run the Java code that attaching a thread needs.
+void JNICALL OnVMInit(jvmtiEnv*, JNIEnv*, jthread) {
+  try {
+    AgentState* s = State();
+    if (s != nullptr && s->resolve_in_writer) s->writer.BeginResolving();
+  } catch (...) {
+  }
+}
+
 void JNICALL OnVMDeath(jvmtiEnv*, JNIEnv*) {
   try {
     AgentState* s = State();
@@ -146,6 +202,7 @@ void JNICALL OnVMDeath(jvmtiEnv*, JNIEnv*) {
     // now reports every non-nmethod blob; the writer keeps only those covering addresses nothing
     // else describes, so samples in them resolve too. The VM is still live during VMDeath.
     ReplayStubs(s);
+    StopDeferring(s);
     // The files are closed in Agent_OnUnload, which HotSpot calls right after VMDeath on this
     // thread on every exit path that posts VMDeath. Closing here would refuse the loads the
     // ServiceThread still delivers while this callback runs (observed: dozens) and any event it
@@ -162,11 +219,12 @@ jvmtiError EnableEvents(AgentState* state) {
   callbacks.CompiledMethodLoad = OnCompiledMethodLoad;
   callbacks.CompiledMethodUnload = OnCompiledMethodUnload;
   callbacks.DynamicCodeGenerated = OnDynamicCodeGenerated;
+  callbacks.VMInit = OnVMInit;
   callbacks.VMDeath = OnVMDeath;
   jvmtiError error = state->jvmti->SetEventCallbacks(&callbacks, sizeof callbacks);
   if (error != JVMTI_ERROR_NONE) return error;
   for (jvmtiEvent event : {JVMTI_EVENT_DYNAMIC_CODE_GENERATED, JVMTI_EVENT_COMPILED_METHOD_LOAD,
-                           JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_VM_DEATH}) {
+                           JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH}) {
     error = state->jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
     if (error != JVMTI_ERROR_NONE) return error;
   }

@@ -2,9 +2,6 @@
 
 #include <jvmticmlr.h>
 
-#include <span>
-#include <vector>
-
 #include "agent/inline_tree.h"
 #include "agent/line_map.h"
 #include "agent/load_builder.h"
@@ -12,23 +9,15 @@
 namespace jitdump_agent {
 namespace {
 
-struct PcFrames {
-  uint64_t pc;
-  size_t first;  // index into the flat frame list
-  size_t count;
-};
-
-// Per-thread working memory, reused so a callback allocates little beyond its batch (the
-// capacity follows the largest method this thread has seen).
+// Per-thread working memory, reused so a load allocates little beyond its batch (the capacity
+// follows the largest method this thread has seen).
 struct LoadScratch {
   std::vector<Frame> frames;
-  std::vector<PcFrames> pcs;
   std::vector<PcSite> sites;
   std::vector<LineRow> rows;
   InlineTreeBuilder inline_builder;  // its record is encoded before the next build on this thread
   void Clear() {
     frames.clear();
-    pcs.clear();
     sites.clear();
     rows.clear();
   }
@@ -37,36 +26,41 @@ thread_local LoadScratch t_scratch;
 
 }  // namespace
 
-Batch* BuildCompiledLoad(const CompiledLoadContext& c, const CompiledLoadEvent& e) {
-  const uint64_t start = reinterpret_cast<uintptr_t>(e.code_addr);
-  const uint64_t size = e.code_size > 0 ? static_cast<uint64_t>(e.code_size) : 0;
+void CollectScopes(const void* compile_info, std::vector<ScopePc>& pcs, std::vector<ScopeFrame>& frames) {
+  for (auto* header = static_cast<const jvmtiCompiledMethodLoadRecordHeader*>(compile_info); header != nullptr;
+       header = header->next) {
+    if (header->kind != JVMTI_CMLR_INLINE_INFO) continue;
+    const auto* record = reinterpret_cast<const jvmtiCompiledMethodLoadInlineRecord*>(header);
+    if (record->pcinfo == nullptr || record->numpcs <= 0) continue;
+    pcs.reserve(pcs.size() + static_cast<size_t>(record->numpcs));
+    for (jint i = 0; i < record->numpcs; ++i) {
+      const PCStackInfo& info = record->pcinfo[i];
+      if (info.methods == nullptr || info.bcis == nullptr || info.numstackframes <= 0) continue;
+      const size_t first = frames.size();
+      for (jint j = 0; j < info.numstackframes; ++j) frames.push_back({info.methods[j], info.bcis[j]});
+      pcs.push_back({reinterpret_cast<uintptr_t>(info.pc), static_cast<uint32_t>(first),
+                     static_cast<uint32_t>(info.numstackframes)});
+    }
+  }
+}
+
+Batch* BuildCompiledLoad(const CompiledLoadContext& c, const CompiledLoadEvent& e, bool writer_owned) {
+  const uint64_t start = e.code_addr;
+  const uint64_t size = e.code_size;
 
   auto lock = c.cache.Lock();
   c.cache.BeginCallback();
   const MethodInfo* root = c.cache.Get(e.method);
 
-  // Scope chains of every PcDesc, innermost first, from HotSpot's inline record.
   LoadScratch& scratch = t_scratch;
   scratch.Clear();
-  const bool want_scopes = c.lines || c.options.inline_info;
-  for (auto* header = static_cast<const jvmtiCompiledMethodLoadRecordHeader*>(e.compile_info);
-       want_scopes && header != nullptr; header = header->next) {
-    if (header->kind != JVMTI_CMLR_INLINE_INFO) continue;
-    const auto* record = reinterpret_cast<const jvmtiCompiledMethodLoadInlineRecord*>(header);
-    if (record->pcinfo == nullptr || record->numpcs <= 0) continue;
-    scratch.pcs.reserve(scratch.pcs.size() + static_cast<size_t>(record->numpcs));
-    for (jint i = 0; i < record->numpcs; ++i) {
-      const PCStackInfo& info = record->pcinfo[i];
-      if (info.methods == nullptr || info.bcis == nullptr || info.numstackframes <= 0) continue;
-      const size_t first = scratch.frames.size();
-      for (jint j = 0; j < info.numstackframes; ++j) {
-        scratch.frames.push_back({&c.cache.Get(info.methods[j])->source, info.bcis[j]});
-      }
-      scratch.pcs.push_back({reinterpret_cast<uintptr_t>(info.pc), first, static_cast<size_t>(info.numstackframes)});
+  if (WantsScopes(c)) {
+    scratch.frames.reserve(e.frames.size());
+    for (const ScopeFrame& frame : e.frames) scratch.frames.push_back({&c.cache.Get(frame.method)->source, frame.bci});
+    for (const ScopePc& pc : e.pcs) {
+      if (static_cast<size_t>(pc.first) + pc.count > scratch.frames.size()) continue;  // never from CollectScopes
+      scratch.sites.push_back({pc.pc, std::span<const Frame>(scratch.frames.data() + pc.first, pc.count)});
     }
-  }
-  for (const PcFrames& p : scratch.pcs) {
-    scratch.sites.push_back({p.pc, std::span<const Frame>(scratch.frames.data() + p.first, p.count)});
   }
 
   if (c.lines) BuildLineRows(start, start + size, scratch.sites, /*closing_row=*/true, scratch.rows);
@@ -82,11 +76,12 @@ Batch* BuildCompiledLoad(const CompiledLoadContext& c, const CompiledLoadEvent& 
   input.tid = e.tid;
   input.code_addr = start;
   input.code_size = size;
-  input.code = c.options.code ? e.code_addr : nullptr;
+  input.code = e.code;
   input.name = root->name;
   input.rows = scratch.rows;
   input.inline_info = inline_info;
   input.replayed = e.replayed;
+  input.writer_owned = writer_owned;
   return BuildLoadBatch(c.queue, c.stats, input);
 }
 

@@ -34,7 +34,8 @@ Batch* BuildLoadBatch(RecordQueue& queue, Stats& stats, const LoadInput& input) 
     stats.lost_allocation.Add();
     return nullptr;
   }
-  Batch* batch = queue.Allocate(debug_size + inline_size + load_size);
+  const size_t payload_size = debug_size + inline_size + load_size;
+  Batch* batch = input.writer_owned ? queue.AllocateForWriter(payload_size) : queue.Allocate(payload_size);
   if (batch == nullptr) return nullptr;
   batch->kind = BatchKind::kLoad;
   batch->replayed = input.replayed;

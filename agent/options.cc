@@ -146,13 +146,18 @@ ParseResult ParseOptions(std::string_view text, Options& o) {
     } else if (key == "cache") {
       if (const auto v = ParseUnsigned(value, 1u << 20)) o.cache_entries = static_cast<uint32_t>(*v);
       else bad(key, value, "a number of methods from 0 (off) to 1048576");
+    } else if (key == "resolve") {
+      if (value == "auto") o.resolve = ResolveIn::kAuto;
+      else if (value == "writer") o.resolve = ResolveIn::kWriter;
+      else if (value == "callback") o.resolve = ResolveIn::kCallback;
+      else bad(key, value, "auto, writer, callback");
     } else if (key == "config") {
       if (IsPath(value)) o.config = std::string(value); else bad(key, value, "a file path");
     } else {
       result.errors.push_back({std::string(key), "unknown option '" + Printable(key) +
                                                      "'; known: dir, lines, code, inline, names, budget, overflow, "
                                                      "wait_ms, stats, log, perfmap, mode, backdate, flush_ms, cache, "
-                                                     "config, strict, help"});
+                                                     "resolve, config, strict, help"});
     }
   }
   return result;
@@ -193,6 +198,11 @@ Usage: java -agentpath:/path/libjitdumpagent.so[=key=value,...] ...
   mode=OCTAL      permission bits of created files (0600)
   flush_ms=N      writer poll interval in milliseconds (10)
   cache=N         methods kept in the name/line cache (16384; 0 disables)
+  resolve=auto|writer|callback
+                  where method names and lines are looked up: on the agent's writer thread,
+                  so the JVM thread only copies the event, or inside the JVM's callback.
+                  auto: writer on JDK 17.0.14+, 21.0.3+ and 22+ (JVMs that answer stale
+                  method ids safely), callback on others
   strict          a bad option stops the JVM instead of disabling the agent
   help            print this text; the JVM runs on without the agent
 )";

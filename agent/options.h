@@ -21,6 +21,13 @@ enum class Overflow {
   kWait,  // the producing JVM thread waits up to wait_ms for room, then drops and counts
 };
 
+// Where names and lines of compiled methods are looked up (see jvm_version.h).
+enum class ResolveIn {
+  kAuto,      // on the writer thread where the JVM allows it, else in the callback (default)
+  kWriter,    // on the writer thread whatever the JVM version (still never before VMInit)
+  kCallback,  // inside the CompiledMethodLoad callback, on the JVM's thread
+};
+
 enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
 
 struct Options {
@@ -42,6 +49,7 @@ struct Options {
   uint32_t mode = 0600;          // permission bits of the files we create
   uint32_t flush_ms = 10;        // writer idle poll interval
   uint32_t cache_entries = 16384;  // per-method lookup cache bound
+  ResolveIn resolve = ResolveIn::kAuto;
   std::string config;            // file the options were also read from
 };
 

@@ -61,8 +61,7 @@ bool RecordQueue::Reserve(size_t bytes) {
 }
 
 Batch* RecordQueue::Allocate(size_t payload_size) {
-  const size_t total = sizeof(Batch) + payload_size;
-  if (!Reserve(total)) {
+  if (!Reserve(sizeof(Batch) + payload_size)) {
     stats_.lost_budget.Add();
     if (g_budget_warning.First()) {
       Log(LogLevel::kWarn,
@@ -72,6 +71,17 @@ Batch* RecordQueue::Allocate(size_t payload_size) {
     }
     return nullptr;
   }
+  return NewBatch(payload_size);
+}
+
+Batch* RecordQueue::AllocateForWriter(size_t payload_size) {
+  const size_t total = sizeof(Batch) + payload_size;
+  stats_.queue_bytes_high.Offer(bytes_.fetch_add(total, std::memory_order_relaxed) + total);
+  return NewBatch(payload_size);
+}
+
+Batch* RecordQueue::NewBatch(size_t payload_size) {
+  const size_t total = sizeof(Batch) + payload_size;
   void* memory = std::malloc(total);
   if (memory == nullptr) {
     bytes_.fetch_sub(total, std::memory_order_relaxed);

@@ -18,7 +18,11 @@
 
 namespace jitdump_agent {
 
-enum class BatchKind : uint8_t { kLoad, kUnload };
+enum class BatchKind : uint8_t {
+  kLoad,          // finished records
+  kUnload,        // an unload notice
+  kDeferredLoad,  // a CompiledMethodLoad still to be resolved by the writer (deferred_load.h)
+};
 
 struct Batch {
   BatchKind kind = BatchKind::kLoad;
@@ -51,6 +55,11 @@ class RecordQueue {
   // A batch with room for `payload_size` bytes, or nullptr (counted as lost) when the budget
   // or memory is exhausted. With overflow=wait the caller may wait up to wait_ms for room.
   Batch* Allocate(size_t payload_size);
+  // For the writer thread, which turns a deferred load into a finished one and frees the
+  // deferred batch right after: it counts against the budget but never waits for room (only
+  // the writer itself frees room) and never fails on the budget, so the bytes in flight exceed
+  // the budget by at most the one batch being resolved. nullptr only when malloc fails.
+  Batch* AllocateForWriter(size_t payload_size);
   // Hands the batch to the writer; on failure frees it and counts it as lost.
   bool Push(Batch* batch);
   // Writer side.
@@ -69,6 +78,8 @@ class RecordQueue {
 
  private:
   bool Reserve(size_t bytes);
+  // Allocates a batch whose bytes are already reserved; on failure returns them, counts the loss.
+  Batch* NewBatch(size_t payload_size);
   bool TryPush(Batch* batch);
 
   const uint64_t budget_;

@@ -51,7 +51,7 @@ uint64_t LatencyHistogram::Percentile(double q) const {
 
 uint64_t Stats::LostTotal() const {
   return lost_budget.Get() + lost_queue_full.Get() + lost_allocation.Get() + lost_write_error.Get() +
-         lost_after_close.Get() + lost_no_output.Get();
+         lost_after_close.Get() + lost_no_output.Get() + lost_unresolved.Get();
 }
 
 namespace {
@@ -106,7 +106,8 @@ std::string Stats::ToJson(const std::string& dump_path, const std::string& perfm
   AppendField(out, "dynamic_code_generated", dynamic_code_generated.Get());
   AppendField(out, "replayed", replayed_events.Get());
   AppendField(out, "duplicate_loads", duplicate_loads.Get());
-  AppendField(out, "empty_blobs", empty_blobs.Get(), false);
+  AppendField(out, "empty_blobs", empty_blobs.Get());
+  AppendField(out, "deferred_loads", deferred_loads.Get(), false);
   out += "},\"written\":{";
   AppendField(out, "code_loads", code_loads_written.Get());
   AppendField(out, "debug_info", debug_info_written.Get());
@@ -125,7 +126,8 @@ std::string Stats::ToJson(const std::string& dump_path, const std::string& perfm
   AppendField(out, "allocation", lost_allocation.Get());
   AppendField(out, "write_error", lost_write_error.Get());
   AppendField(out, "after_close", lost_after_close.Get());
-  AppendField(out, "no_output", lost_no_output.Get(), false);
+  AppendField(out, "no_output", lost_no_output.Get());
+  AppendField(out, "unresolved", lost_unresolved.Get(), false);
   out += "},\"queue\":{";
   AppendField(out, "bytes_high_water", queue_bytes_high.Get());
   AppendField(out, "records_high_water", queue_records_high.Get(), false);
@@ -144,6 +146,10 @@ std::string Stats::ToJson(const std::string& dump_path, const std::string& perfm
   AppendLatency(out, "compiled_method_unload", unload_latency, false);
   out += "},\"callback_cpu\":{";
   AppendLatency(out, "compiled_method_load", load_cpu, false);
+  out += "},\"writer_latency\":{";
+  AppendLatency(out, "resolve_deferred_load", resolve_latency, false);
+  out += "},\"writer\":{";
+  AppendField(out, "cpu_ns", writer_cpu_ns.Get(), false);
   out += "}}\n";
   return out;
 }

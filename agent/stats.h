@@ -56,6 +56,7 @@ struct Stats {
   Counter dynamic_code_generated;
   Counter replayed_events;       // delivered inside GenerateEvents (late attach)
   Counter empty_blobs;           // DynamicCodeGenerated with length 0: nothing to write
+  Counter deferred_loads;        // loads copied out of the callback and resolved by the writer
 
   // What reached the file. This group is written by the writer thread only; alignas keeps it
   // off the cache lines the callbacks update, so neither side pays for the other's writes.
@@ -71,6 +72,10 @@ struct Stats {
   Counter perfmap_lines_written;
   Counter perfmap_compactions;
   Counter lost_write_error;      // the write failed (disk full, I/O error)
+  Counter lost_unresolved;       // a deferred load reached a writer without a resolver
+  // Writer time to resolve one deferred load (names and lines: the work moved off the JVM thread).
+  LatencyHistogram resolve_latency;
+  Counter writer_cpu_ns;         // CPU time of the writer thread, all of it, taken when it ends
 
   // What did not reach the file, by reason (with lost_write_error above). Each is a code blob
   // the JVM reported that is not in the file. From here on: updated by JVM threads.

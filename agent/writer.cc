@@ -106,23 +106,85 @@ bool Writer::Open(uint32_t pid, uint64_t start_time) {
 
 void Writer::Start() { thread_ = std::thread([this] { Run(); }); }
 
+void Writer::BeginResolving() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  attach_requested_ = true;
+  wake_.notify_all();
+}
+
+bool Writer::EndResolving(uint32_t timeout_ms) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (!thread_.joinable()) return true;
+  end_requested_ = true;
+  wake_.notify_all();
+  return done_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [this] {
+    return resolving_ended_ || finished_.load(std::memory_order_acquire);
+  });
+}
+
+void Writer::ServeResolverRequests(std::unique_lock<std::mutex>& lock) {
+  const bool attach = attach_requested_ && !end_requested_ && !resolver_attached_ && resolver_ != nullptr;
+  attach_requested_ = false;
+  if (attach) {
+    lock.unlock();
+    const bool attached = resolver_->Attach();
+    lock.lock();
+    resolver_attached_ = attached;
+  }
+  if (end_requested_ && !resolving_ended_) {
+    // Everything deferred was queued before EndResolving: resolve it while JVMTI still answers.
+    lock.unlock();
+    while (ProcessAvailable() != 0) {
+    }
+    if (resolver_attached_) resolver_->Detach();
+    lock.lock();
+    resolver_attached_ = false;
+    resolving_ended_ = true;
+    done_cv_.notify_all();
+  }
+}
+
+Batch* Writer::ResolveDeferred(Batch* deferred) {
+  Batch* resolved = nullptr;
+  if (resolver_ != nullptr) {
+    const uint64_t start = MonotonicNanos();
+    resolved = resolver_->Resolve(*deferred);
+    stats_.resolve_latency.Record(MonotonicNanos() - start);
+  } else {
+    stats_.lost_unresolved.Add();
+  }
+  queue_.Free(deferred);
+  return resolved;
+}
+
 void Writer::Run() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_requested_) {
+    ServeResolverRequests(lock);
+    if (stop_requested_) break;
     lock.unlock();
     const size_t done = ProcessAvailable();
     lock.lock();
-    if (done == 0 && !stop_requested_) wake_.wait_for(lock, std::chrono::milliseconds(options_.flush_ms));
+    const bool request_pending = attach_requested_ || (end_requested_ && !resolving_ended_);
+    if (done == 0 && !stop_requested_ && !request_pending) {
+      wake_.wait_for(lock, std::chrono::milliseconds(options_.flush_ms));
+    }
   }
   lock.unlock();
   while (ProcessAvailable() != 0) {
   }
+  lock.lock();
+  const bool attached = resolver_attached_;
+  resolver_attached_ = false;
+  lock.unlock();
+  if (attached) resolver_->Detach();  // an attached thread must never end attached
   if (perf_map_.is_open()) {
     CompactPerfMap();
     perf_map_.Close();
   }
   const jitdump::Status status = dump_.Close(close_time_);
   if (!status.ok()) Log(LogLevel::kWarn, "closing %s: %s", dump_path_.c_str(), status.ToString().c_str());
+  stats_.writer_cpu_ns.Add(ThreadCpuNanos());
   lock.lock();
   finished_.store(true, std::memory_order_release);
   done_cv_.notify_all();
@@ -257,6 +319,10 @@ size_t Writer::ProcessAvailable() {
   size_t processed = 0;
   while (Batch* batch = queue_.Pop()) {
     ++processed;
+    if (batch->kind == BatchKind::kDeferredLoad) {
+      batch = ResolveDeferred(batch);
+      if (batch == nullptr) continue;
+    }
     if (batch->kind == BatchKind::kUnload) {
       ApplyUnload(*batch);
       queue_.Free(batch);

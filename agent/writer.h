@@ -24,6 +24,24 @@
 
 namespace jitdump_agent {
 
+// Turns deferred loads (BatchKind::kDeferredLoad) into finished ones on the writer thread. The
+// writer knows nothing of JVMTI: the agent's implementation (jvm_resolver.h) attaches the
+// thread to the JVM, which JVMTI requires of its callers.
+class LoadResolver {
+ public:
+  // On the writer thread, when BeginResolving asked for it. false: deferred loads cannot be
+  // resolved here (the agent then keeps resolving inside the callbacks).
+  virtual bool Attach() = 0;
+  // The finished batch for a deferred one (allocated with RecordQueue::AllocateForWriter), or
+  // nullptr when it could not be allocated (counted).
+  virtual Batch* Resolve(const Batch& deferred) = 0;
+  // On the writer thread, after the last deferred load (EndResolving) or when the writer stops.
+  virtual void Detach() = 0;
+
+ protected:
+  ~LoadResolver() = default;
+};
+
 class Writer {
  public:
   Writer(const Options& options, Stats& stats, RecordQueue& queue);
@@ -34,6 +52,13 @@ class Writer {
   // dump cannot be created; the agent then runs without output.
   bool Open(uint32_t pid, uint64_t start_time);
   void Start();
+  // Before Start: who resolves deferred loads. Without one they are counted as lost.
+  void SetResolver(LoadResolver* resolver) { resolver_ = resolver; }
+  // Asks the writer thread to attach its resolver (LoadResolver::Attach).
+  void BeginResolving();
+  // Asks the writer to resolve every deferred load queued so far, then detach its resolver.
+  // Waits at most `timeout_ms`; false if the writer did not get there in time.
+  bool EndResolving(uint32_t timeout_ms);
   // Drains everything queued so far, writes JIT_CODE_CLOSE and closes the files. Waits at most
   // `timeout_ms` for the writer thread; if the disk hangs, the JVM exits anyway.
   void Finish(uint64_t close_time, uint32_t timeout_ms);
@@ -52,6 +77,9 @@ class Writer {
   };
 
   void Run();
+  // With mutex_ held (released while the resolver works): acts on Begin/EndResolving.
+  void ServeResolverRequests(std::unique_lock<std::mutex>& lock);
+  Batch* ResolveDeferred(Batch* deferred);
   bool IsDuplicate(const Batch& batch) const;
   bool OverlapsLiveCode(uint64_t start, uint64_t size) const;
   void PrepareLoad(Batch& batch);
@@ -79,6 +107,12 @@ class Writer {
   bool stop_requested_ = false;
   uint64_t close_time_ = 0;
   std::atomic<bool> finished_{false};
+  LoadResolver* resolver_ = nullptr;
+  // Guarded by mutex_.
+  bool attach_requested_ = false;
+  bool end_requested_ = false;
+  bool resolver_attached_ = false;
+  bool resolving_ended_ = false;
 };
 
 }  // namespace jitdump_agent

@@ -2,11 +2,14 @@
 // through the fake jvmtiEnv, into encoded records.
 #include "agent/compiled_load.h"
 
+#include "agent/deferred_load.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <jvmticmlr.h>
 
+#include <memory>
 #include <vector>
 
 #include "fake_jvmti.h"
@@ -29,6 +32,42 @@ class CompiledLoadTest : public ::testing::Test {
     return test_support::WalkRecords(bytes);
   }
 
+  // The event as the callback builds it: scope chains copied out of compile_info.
+  CompiledLoadEvent Event(jmethodID method, const void* code, uint64_t code_size, const void* compile_info) {
+    pcs_.clear();
+    frames_.clear();
+    CollectScopes(compile_info, pcs_, frames_);
+    CompiledLoadEvent event;
+    event.method = method;
+    event.code_addr = reinterpret_cast<uintptr_t>(code);
+    event.code_size = code_size;
+    event.code = options_.code ? code : nullptr;
+    event.pcs = pcs_;
+    event.frames = frames_;
+    return event;
+  }
+
+  // The three PcDescs of RowsFollowPcDescEndSemantics... as HotSpot's compile_info.
+  struct InlineCompileInfo {
+    jmethodID m0[1], m1[2], m2[1];
+    jint b0[1] = {0}, b1[2] = {3, 4}, b2[1] = {9};
+    PCStackInfo pcs[3];
+    jvmtiCompiledMethodLoadInlineRecord record{};
+    InlineCompileInfo(uint64_t base, jmethodID caller, jmethodID callee)
+        : m0{caller}, m1{callee, caller}, m2{caller},
+          pcs{{reinterpret_cast<void*>(base + 0x10), 1, m0, b0},
+              {reinterpret_cast<void*>(base + 0x30), 2, m1, b1},
+              {reinterpret_cast<void*>(base + 0x50), 1, m2, b2}} {
+      record.header.kind = JVMTI_CMLR_INLINE_INFO;
+      record.header.majorinfoversion = JVMTI_CMLR_MAJOR_VERSION;
+      record.numpcs = 3;
+      record.pcinfo = pcs;
+    }
+    InlineCompileInfo(const InlineCompileInfo&) = delete;
+  };
+
+  std::vector<ScopePc> pcs_;
+  std::vector<ScopeFrame> frames_;
   FakeJvmti fake_;
   Stats stats_;
   Options options_;
@@ -40,34 +79,16 @@ class CompiledLoadTest : public ::testing::Test {
 };
 
 TEST_F(CompiledLoadTest, RowsFollowPcDescEndSemanticsAndInlinedFramesCarryTheirOwnLines) {
-  jmethodID caller = caller_.id(), callee = callee_.id();
   const uint64_t base = reinterpret_cast<uintptr_t>(code_);
   // PcDesc 0: caller at bci 0; PcDesc 1: callee (bci 3) inlined at caller bci 4; PcDesc 2: caller bci 9.
-  jmethodID m0[] = {caller};
-  jint b0[] = {0};
-  jmethodID m1[] = {callee, caller};
-  jint b1[] = {3, 4};
-  jmethodID m2[] = {caller};
-  jint b2[] = {9};
-  PCStackInfo pcs[] = {{reinterpret_cast<void*>(base + 0x10), 1, m0, b0},
-                       {reinterpret_cast<void*>(base + 0x30), 2, m1, b1},
-                       {reinterpret_cast<void*>(base + 0x50), 1, m2, b2}};
-  jvmtiCompiledMethodLoadInlineRecord record{};
-  record.header.kind = JVMTI_CMLR_INLINE_INFO;
-  record.header.majorinfoversion = JVMTI_CMLR_MAJOR_VERSION;
-  record.numpcs = 3;
-  record.pcinfo = pcs;
+  const InlineCompileInfo info(base, caller_.id(), callee_.id());
 
   RecordQueue queue(options_, stats_);
   MethodCache cache(fake_.env(), options_.names, true, 64, stats_);
   const CompiledLoadContext context{cache, queue, stats_, options_, true, 1234};
-  CompiledLoadEvent event;
+  CompiledLoadEvent event = Event(caller_.id(), code_, sizeof code_, &info.record);
   event.timestamp = 99;
   event.tid = 7;
-  event.method = caller;
-  event.code_size = sizeof code_;
-  event.code_addr = code_;
-  event.compile_info = &record;
   code_[0] = 0x55;
   Batch* batch = BuildCompiledLoad(context, event);
   ASSERT_NE(batch, nullptr);
@@ -102,11 +123,7 @@ TEST_F(CompiledLoadTest, NativeWrapperWithoutPcDescsGetsNoDebugInfo) {
   RecordQueue queue(options_, stats_);
   MethodCache cache(fake_.env(), options_.names, true, 64, stats_);
   const CompiledLoadContext context{cache, queue, stats_, options_, true, 1};
-  CompiledLoadEvent event;
-  event.method = caller_.id();
-  event.code_size = 16;
-  event.code_addr = code_;
-  event.compile_info = &record;
+  const CompiledLoadEvent event = Event(caller_.id(), code_, 16, &record);
   Batch* batch = BuildCompiledLoad(context, event);
   ASSERT_NE(batch, nullptr);
   const auto records = Records(batch);
@@ -121,17 +138,75 @@ TEST_F(CompiledLoadTest, CodeOffWritesZerosOfTheRightSize) {
   RecordQueue queue(options_, stats_);
   MethodCache cache(fake_.env(), options_.names, false, 64, stats_);
   const CompiledLoadContext context{cache, queue, stats_, options_, false, 1};
-  CompiledLoadEvent event;
-  event.method = caller_.id();
-  event.code_size = 32;
   code_[0] = 0x55;
-  event.code_addr = code_;
+  const CompiledLoadEvent event = Event(caller_.id(), code_, 32, nullptr);
   Batch* batch = BuildCompiledLoad(context, event);
   ASSERT_NE(batch, nullptr);
   const auto records = Records(batch);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].code, std::vector<uint8_t>(32, 0));
   queue.Free(batch);
+}
+
+// The writer-thread path: the callback copies the event into a deferred batch (and the code
+// bytes with it), the JVM's memory changes, and resolving the copy later gives the very records
+// resolving in the callback would have given.
+TEST_F(CompiledLoadTest, DeferredLoadResolvesLaterToTheSameRecords) {
+  const uint64_t base = reinterpret_cast<uintptr_t>(code_);
+  auto info = std::make_unique<InlineCompileInfo>(base, caller_.id(), callee_.id());
+  options_.inline_info = true;
+  RecordQueue queue(options_, stats_);
+  MethodCache direct_cache(fake_.env(), options_.names, true, 64, stats_);
+  MethodCache writer_cache(fake_.env(), options_.names, true, 64, stats_);
+  const CompiledLoadContext direct{direct_cache, queue, stats_, options_, true, 1234};
+  const CompiledLoadContext writer{writer_cache, queue, stats_, options_, true, 1234};
+  code_[0] = 0x55;
+  code_[0xff] = 0x66;
+  CompiledLoadEvent event = Event(caller_.id(), code_, sizeof code_, &info->record);
+  event.timestamp = 99;
+  event.tid = 7;
+  event.replayed = true;
+  Batch* expected = BuildCompiledLoad(direct, event);
+  Batch* deferred = BuildDeferredLoad(queue, event);
+  ASSERT_NE(expected, nullptr);
+  ASSERT_NE(deferred, nullptr);
+  EXPECT_EQ(deferred->kind, BatchKind::kDeferredLoad);
+
+  // What was valid only during the callback is gone or reused now.
+  info.reset();
+  pcs_.assign(pcs_.size(), ScopePc{1, 0, 0});
+  frames_.assign(frames_.size(), ScopeFrame{nullptr, -1});
+  const std::vector<uint8_t> original_code(code_, code_ + sizeof code_);
+  std::fill(std::begin(code_), std::end(code_), 0xcc);
+
+  Batch* resolved = BuildCompiledLoad(writer, ReadDeferredLoad(*deferred), /*writer_owned=*/true);
+  ASSERT_NE(resolved, nullptr);
+  EXPECT_EQ(resolved->kind, BatchKind::kLoad);
+  EXPECT_TRUE(resolved->replayed);
+  EXPECT_TRUE(resolved->has_inline_info);
+  EXPECT_EQ(resolved->timestamp, 99u);
+  ASSERT_EQ(resolved->payload_size, expected->payload_size);
+  EXPECT_TRUE(std::equal(resolved->payload(), resolved->payload() + resolved->payload_size, expected->payload()));
+  const auto records = Records(resolved);
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[2].code, original_code);
+  for (Batch* batch : {expected, deferred, resolved}) queue.Free(batch);
+  EXPECT_EQ(queue.bytes_in_flight(), 0u);
+}
+
+TEST_F(CompiledLoadTest, DeferredLoadWithCodeOffCarriesNoCodeBytes) {
+  options_.code = false;
+  RecordQueue queue(options_, stats_);
+  const CompiledLoadEvent event = Event(caller_.id(), code_, sizeof code_, nullptr);
+  Batch* deferred = BuildDeferredLoad(queue, event);
+  ASSERT_NE(deferred, nullptr);
+  EXPECT_LT(deferred->payload_size, 64u);  // a header, no scopes, no code
+  const CompiledLoadEvent read = ReadDeferredLoad(*deferred);
+  EXPECT_EQ(read.code, nullptr);
+  EXPECT_EQ(read.code_size, sizeof code_);
+  EXPECT_EQ(read.method, caller_.id());
+  EXPECT_TRUE(read.pcs.empty());
+  queue.Free(deferred);
 }
 
 }  // namespace

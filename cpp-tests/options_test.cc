@@ -17,13 +17,14 @@ TEST(OptionsTest, DefaultsAreProductionSafe) {
   EXPECT_EQ(o.log, LogLevel::kWarn);
   EXPECT_FALSE(o.strict);
   EXPECT_EQ(o.mode, 0600u);
+  EXPECT_EQ(o.resolve, ResolveIn::kAuto);
 }
 
 TEST(OptionsTest, ParsesEveryKey) {
   Options o;
   const ParseResult r = ParseOptions(
       "dir=/var/tmp/x,lines=off,code=off,inline=on,names=jvm,budget=8M,overflow=wait,wait_ms=5,stats=stderr,"
-      "log=debug,perfmap=/srv/maps,mode=0644,backdate=off,flush_ms=3,cache=0,strict",
+      "log=debug,perfmap=/srv/maps,mode=0644,backdate=off,flush_ms=3,cache=0,resolve=callback,strict",
       o);
   ASSERT_TRUE(r.ok()) << r.errors[0].message;
   EXPECT_EQ(o.dir, "/var/tmp/x");
@@ -42,6 +43,7 @@ TEST(OptionsTest, ParsesEveryKey) {
   EXPECT_FALSE(o.backdate);
   EXPECT_EQ(o.flush_ms, 3u);
   EXPECT_EQ(o.cache_entries, 0u);
+  EXPECT_EQ(o.resolve, ResolveIn::kCallback);
   EXPECT_TRUE(o.strict);
 }
 
@@ -71,7 +73,7 @@ TEST(OptionsTest, UnknownKeyIsAnError) {
 TEST(OptionsTest, OutOfRangeAndMalformedNumbers) {
   for (const char* text : {"budget=1K", "budget=5G", "budget=", "budget=12Q", "budget=-1", "wait_ms=10001",
                            "flush_ms=0", "cache=99999999", "mode=0400", "mode=999", "mode=", "lines=maybe",
-                           "perfmap=relative/dir", "dir=", "overflow=block", "log=loud"}) {
+                           "perfmap=relative/dir", "dir=", "overflow=block", "log=loud", "resolve=later"}) {
     Options o;
     const Options before;
     EXPECT_FALSE(ParseOptions(text, o).ok()) << text;

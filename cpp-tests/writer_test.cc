@@ -7,10 +7,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
+#include "agent/deferred_load.h"
 #include "agent/load_builder.h"
 #include "test_dump_reader.h"
 
@@ -285,6 +288,111 @@ TEST_F(WriterTest, ConcurrentProducersLoseNothing) {
     EXPECT_FALSE(seen[r.code_index]);
     seen[r.code_index] = true;
   }
+}
+
+// Stands in for the JVMTI resolver: names a deferred load after its address, and records which
+// thread does what.
+class FakeResolver final : public LoadResolver {
+ public:
+  FakeResolver(RecordQueue& queue, Stats& stats) : queue_(queue), stats_(stats) {}
+  bool Attach() override {
+    attach_thread = std::this_thread::get_id();
+    attached = true;
+    return true;
+  }
+  Batch* Resolve(const Batch& deferred) override {
+    if (!attached) ++resolved_detached;
+    if (std::this_thread::get_id() != attach_thread) ++resolved_elsewhere;
+    const CompiledLoadEvent event = ReadDeferredLoad(deferred);
+    const std::string name = "resolved@" + std::to_string(event.code_addr) + "/" + std::to_string(event.frames.size());
+    LoadInput in;
+    in.timestamp = event.timestamp;
+    in.code_addr = event.code_addr;
+    in.code_size = event.code_size;
+    in.code = event.code;
+    in.name = name;
+    in.writer_owned = true;
+    ++resolved;
+    return BuildLoadBatch(queue_, stats_, in);
+  }
+  void Detach() override {
+    if (std::this_thread::get_id() != attach_thread) ++resolved_elsewhere;
+    attached = false;
+    ++detaches;
+  }
+
+  std::thread::id attach_thread;
+  std::atomic<bool> attached{false};
+  int resolved = 0, resolved_detached = 0, resolved_elsewhere = 0, detaches = 0;
+
+ private:
+  RecordQueue& queue_;
+  Stats& stats_;
+};
+
+void PushDeferred(RecordQueue& queue, uint64_t ts, uint64_t addr, size_t frames) {
+  std::vector<uint8_t> code(0x20, 0x90);
+  std::vector<ScopeFrame> scope(frames, ScopeFrame{nullptr, 1});
+  const ScopePc pc{addr + 0x10, 0, static_cast<uint32_t>(frames)};
+  CompiledLoadEvent event;
+  event.timestamp = ts;
+  event.code_addr = addr;
+  event.code_size = code.size();
+  event.code = code.data();
+  event.pcs = std::span<const ScopePc>(&pc, frames != 0 ? 1 : 0);
+  event.frames = scope;
+  Batch* batch = BuildDeferredLoad(queue, event);
+  ASSERT_NE(batch, nullptr);
+  ASSERT_TRUE(queue.Push(batch));
+}
+
+TEST_F(WriterTest, DeferredLoadsAreResolvedOnTheAttachedWriterThreadBeforeItDetaches) {
+  Stats stats;
+  RecordQueue queue(options_, stats);
+  Writer writer(options_, stats, queue);
+  FakeResolver resolver(queue, stats);
+  writer.SetResolver(&resolver);
+  ASSERT_TRUE(writer.Open(1, 1000));
+  writer.Start();
+  PushLoad(queue, stats, 5000, 0x1000, 0x20, "before");  // resolved in its callback
+  writer.BeginResolving();
+  for (int i = 0; i < 5000 && !resolver.attached; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(resolver.attached);
+  PushDeferred(queue, 5001, 0x2000, 3);
+  PushUnload(queue, 5002, 0x2000);
+  PushDeferred(queue, 5003, 0x2000, 0);  // reuses the address after the unload
+  EXPECT_TRUE(writer.EndResolving(5000));
+  EXPECT_FALSE(resolver.attached);
+  EXPECT_EQ(resolver.resolved, 2);  // all queued before EndResolving, resolved before it returned
+  writer.Finish(9000, 5000);
+
+  EXPECT_EQ(resolver.detaches, 1);
+  EXPECT_EQ(resolver.resolved_detached, 0);
+  EXPECT_EQ(resolver.resolved_elsewhere, 0);
+  const auto records = test_support::WalkRecords(test_support::ReadFileBytes(writer.dump_path()));
+  std::vector<std::string> names;
+  for (const TestRecord& r : records) {
+    if (r.id == 0) names.push_back(r.name);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"before", "resolved@8192/3", "resolved@8192/0"}));
+  EXPECT_EQ(stats.LostTotal(), 0u);
+  EXPECT_EQ(stats.resolve_latency.count(), 2u);
+  EXPECT_EQ(queue.bytes_in_flight(), 0u);
+}
+
+TEST_F(WriterTest, DeferredLoadsWithoutAResolverAreCountedLost) {
+  Stats stats;
+  RecordQueue queue(options_, stats);
+  Writer writer(options_, stats, queue);
+  ASSERT_TRUE(writer.Open(1, 1000));
+  writer.Start();
+  writer.BeginResolving();  // nothing to attach: a no-op
+  PushDeferred(queue, 5001, 0x2000, 1);
+  EXPECT_TRUE(writer.EndResolving(5000));
+  writer.Finish(9000, 5000);
+  EXPECT_EQ(stats.lost_unresolved.Get(), 1u);
+  EXPECT_EQ(stats.LostTotal(), 1u);
+  EXPECT_EQ(stats.code_loads_written.Get(), 0u);
 }
 
 }  // namespace
