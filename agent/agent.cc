@@ -143,6 +143,7 @@ jint Start(JavaVM* vm, const char* option_text, Mode mode) {
     return failure;
   }
   s->jvmti = jvmti;
+  s->vm = vm;
   s->pid = static_cast<uint32_t>(::getpid());
   s->lines = lines && options.lines;
   s->cache = new (std::nothrow) MethodCache(jvmti, options.names, lines, options.cache_entries, s->stats);

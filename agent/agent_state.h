@@ -28,6 +28,7 @@ struct AgentState {
   // What the callbacks read and update, on its own cache line: the writer thread keeps writing
   // its own members (its mutex every poll) just above.
   alignas(64) jvmtiEnv* jvmti = nullptr;
+  JavaVM* vm = nullptr;
   MethodCache* cache = nullptr;  // needs jvmti; leaked like the rest
   uint32_t pid = 0;
   bool lines = true;             // the line capabilities were granted and lines=on

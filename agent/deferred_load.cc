@@ -7,6 +7,7 @@ namespace {
 
 struct DeferredLoadHeader {
   jmethodID method;
+  jobject pin;
   uint32_t tid;
   uint32_t pc_count;
   uint32_t frame_count;
@@ -17,7 +18,7 @@ static_assert(sizeof(ScopePc) % alignof(ScopeFrame) == 0 && sizeof(ScopeFrame) %
 
 }  // namespace
 
-Batch* BuildDeferredLoad(RecordQueue& queue, const CompiledLoadEvent& e) {
+Batch* BuildDeferredLoad(RecordQueue& queue, const CompiledLoadEvent& e, jobject pin) {
   const size_t pcs_bytes = e.pcs.size_bytes();
   const size_t frames_bytes = e.frames.size_bytes();
   const size_t code_bytes = e.code != nullptr ? e.code_size : 0;
@@ -29,7 +30,7 @@ Batch* BuildDeferredLoad(RecordQueue& queue, const CompiledLoadEvent& e) {
   batch->code_addr = e.code_addr;
   batch->code_size = e.code_size;
 
-  const DeferredLoadHeader header{e.method, e.tid, static_cast<uint32_t>(e.pcs.size()),
+  const DeferredLoadHeader header{e.method, pin, e.tid, static_cast<uint32_t>(e.pcs.size()),
                                   static_cast<uint32_t>(e.frames.size()), e.code != nullptr};
   uint8_t* out = batch->payload();
   std::memcpy(out, &header, sizeof header);
@@ -60,6 +61,12 @@ CompiledLoadEvent ReadDeferredLoad(const Batch& batch) {
   in += e.frames.size_bytes();
   e.code = header.has_code != 0 ? in : nullptr;
   return e;
+}
+
+jobject DeferredLoadPin(const Batch& batch) {
+  DeferredLoadHeader header;
+  std::memcpy(&header, batch.payload(), sizeof header);
+  return header.pin;
 }
 
 }  // namespace jitdump_agent

@@ -14,10 +14,12 @@
 
 namespace jitdump_agent {
 
-// nullptr when the batch could not be allocated (counted by the queue).
-Batch* BuildDeferredLoad(RecordQueue& queue, const CompiledLoadEvent& event);
+// nullptr when the batch could not be allocated (counted by the queue). `pin`, carried along
+// for the resolver, is a JNI global reference that keeps the method's class loaded until then.
+Batch* BuildDeferredLoad(RecordQueue& queue, const CompiledLoadEvent& event, jobject pin = nullptr);
 
 // The event a deferred batch holds; its spans and code point into the batch.
 CompiledLoadEvent ReadDeferredLoad(const Batch& batch);
+jobject DeferredLoadPin(const Batch& batch);
 
 }  // namespace jitdump_agent

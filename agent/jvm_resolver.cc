@@ -39,6 +39,8 @@ Batch* JvmResolver::Resolve(const Batch& deferred) {
     state_.stats.lost_allocation.Add();
   }
   if (framed) env_->PopLocalFrame(nullptr);
+  // Resolved: the class may go (see PinDeclaringClass in callbacks.cc).
+  if (const jobject pin = DeferredLoadPin(deferred); pin != nullptr && env_ != nullptr) env_->DeleteGlobalRef(pin);
   return batch;
 }
 
