@@ -44,7 +44,7 @@ void CollectScopes(const void* compile_info, std::vector<ScopePc>& pcs, std::vec
   }
 }
 
-Batch* BuildCompiledLoad(const CompiledLoadContext& c, const CompiledLoadEvent& e, bool writer_owned) {
+Batch* BuildCompiledLoad(const CompiledLoadContext& c, const CompiledLoadEvent& e, Batch* replaces) {
   const uint64_t start = e.code_addr;
   const uint64_t size = e.code_size;
 
@@ -81,7 +81,7 @@ Batch* BuildCompiledLoad(const CompiledLoadContext& c, const CompiledLoadEvent& 
   input.rows = scratch.rows;
   input.inline_info = inline_info;
   input.replayed = e.replayed;
-  input.writer_owned = writer_owned;
+  input.replaces = replaces;
   return BuildLoadBatch(c.queue, c.stats, input);
 }
 

@@ -59,9 +59,9 @@ inline bool WantsScopes(const CompiledLoadContext& c) { return c.lines || c.opti
 // to `pcs` and `frames`. PcDescs without frames are skipped.
 void CollectScopes(const void* compile_info, std::vector<ScopePc>& pcs, std::vector<ScopeFrame>& frames);
 
-// nullptr when the batch could not be allocated (counted in the stats). With `writer_owned`
-// the batch is allocated for the writer thread, which never waits for budget it frees itself.
+// nullptr when the batch could not be allocated (counted in the stats). On the writer thread,
+// `replaces` is the deferred batch the event was read from: the new batch takes over its budget.
 Batch* BuildCompiledLoad(const CompiledLoadContext& context, const CompiledLoadEvent& event,
-                         bool writer_owned = false);
+                         Batch* replaces = nullptr);
 
 }  // namespace jitdump_agent

@@ -27,14 +27,14 @@ bool JvmResolver::Attach() {
   return true;
 }
 
-Batch* JvmResolver::Resolve(const Batch& deferred) {
+Batch* JvmResolver::Resolve(Batch& deferred) {
   const CompiledLoadContext context{cache_, state_.queue, state_.stats, state_.options, state_.lines, state_.pid};
   // GetMethodDeclaringClass hands out JNI local references. Inside a callback the JVM frees
   // them on return; on an attached thread that never returns to Java they would pile up.
   const bool framed = env_ != nullptr && env_->PushLocalFrame(16) == JNI_OK;
   Batch* batch = nullptr;
   try {
-    batch = BuildCompiledLoad(context, ReadDeferredLoad(deferred), /*writer_owned=*/true);
+    batch = BuildCompiledLoad(context, ReadDeferredLoad(deferred), &deferred);
   } catch (...) {
     state_.stats.lost_allocation.Add();
   }

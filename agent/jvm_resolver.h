@@ -16,7 +16,7 @@ class JvmResolver final : public LoadResolver {
  public:
   JvmResolver(JavaVM* vm, AgentState& state);
   bool Attach() override;
-  Batch* Resolve(const Batch& deferred) override;
+  Batch* Resolve(Batch& deferred) override;
   void Detach() override;
 
  private:

@@ -35,7 +35,8 @@ Batch* BuildLoadBatch(RecordQueue& queue, Stats& stats, const LoadInput& input) 
     return nullptr;
   }
   const size_t payload_size = debug_size + inline_size + load_size;
-  Batch* batch = input.writer_owned ? queue.AllocateForWriter(payload_size) : queue.Allocate(payload_size);
+  Batch* batch = input.replaces != nullptr ? queue.AllocateReplacing(*input.replaces, payload_size)
+                                           : queue.Allocate(payload_size);
   if (batch == nullptr) return nullptr;
   batch->kind = BatchKind::kLoad;
   batch->replayed = input.replayed;

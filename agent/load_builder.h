@@ -24,7 +24,7 @@ struct LoadInput {
   const jitdump::InlineDebugInfo* inline_info = nullptr;  // null: no inline record
   bool replayed = false;
   bool dynamic_code = false;
-  bool writer_owned = false;  // built on the writer thread: see RecordQueue::AllocateForWriter
+  Batch* replaces = nullptr;  // the deferred load this resolves (see RecordQueue::AllocateReplacing)
 };
 
 // nullptr when the batch could not be allocated (already counted by the queue) or a record

@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 
@@ -43,7 +44,7 @@ RecordQueue::RecordQueue(const Options& options, Stats& stats)
       stats_(stats),
       queue_(kInitialQueueNodes) {}
 
-bool RecordQueue::Reserve(size_t bytes) {
+bool RecordQueue::Reserve(size_t bytes, bool may_wait) {
   uint64_t used = bytes_.load(std::memory_order_relaxed);
   for (uint32_t waited = 0;;) {
     while (used + bytes <= budget_) {
@@ -52,7 +53,7 @@ bool RecordQueue::Reserve(size_t bytes) {
         return true;
       }
     }
-    if (overflow_ != Overflow::kWait || waited >= wait_ms_) return false;
+    if (!may_wait || overflow_ != Overflow::kWait || waited >= wait_ms_) return false;
     if (waited == 0 && pressure_handler_ != nullptr) pressure_handler_(pressure_context_);
     SleepMillis(1);
     ++waited;
@@ -61,30 +62,40 @@ bool RecordQueue::Reserve(size_t bytes) {
 }
 
 Batch* RecordQueue::Allocate(size_t payload_size) {
-  if (!Reserve(sizeof(Batch) + payload_size)) {
-    stats_.lost_budget.Add();
-    if (g_budget_warning.First()) {
-      Log(LogLevel::kWarn,
-          "record budget of %llu bytes is full; dropping records and counting them (raise budget= or use "
-          "overflow=wait)",
-          static_cast<unsigned long long>(budget_));
-    }
+  if (!Reserve(sizeof(Batch) + payload_size, /*may_wait=*/true)) {
+    CountBudgetLoss();
     return nullptr;
   }
-  return NewBatch(payload_size);
+  return NewBatch(payload_size, sizeof(Batch) + payload_size);
 }
 
-Batch* RecordQueue::AllocateForWriter(size_t payload_size) {
+Batch* RecordQueue::AllocateReplacing(Batch& old, size_t payload_size) {
   const size_t total = sizeof(Batch) + payload_size;
-  stats_.queue_bytes_high.Offer(bytes_.fetch_add(total, std::memory_order_relaxed) + total);
-  return NewBatch(payload_size);
+  const size_t inherited = std::min(total, old.accounted);
+  if (total > inherited && !Reserve(total - inherited, /*may_wait=*/false)) {
+    CountBudgetLoss();
+    return nullptr;
+  }
+  Batch* batch = NewBatch(payload_size, total - inherited);
+  if (batch != nullptr) old.accounted -= inherited;
+  return batch;
 }
 
-Batch* RecordQueue::NewBatch(size_t payload_size) {
+void RecordQueue::CountBudgetLoss() {
+  stats_.lost_budget.Add();
+  if (g_budget_warning.First()) {
+    Log(LogLevel::kWarn,
+        "record budget of %llu bytes is full; dropping records and counting them (raise budget= or use "
+        "overflow=wait)",
+        static_cast<unsigned long long>(budget_));
+  }
+}
+
+Batch* RecordQueue::NewBatch(size_t payload_size, size_t reserved) {
   const size_t total = sizeof(Batch) + payload_size;
   void* memory = std::malloc(total);
   if (memory == nullptr) {
-    bytes_.fetch_sub(total, std::memory_order_relaxed);
+    bytes_.fetch_sub(reserved, std::memory_order_relaxed);
     stats_.lost_allocation.Add();
     return nullptr;
   }

@@ -55,11 +55,11 @@ class RecordQueue {
   // A batch with room for `payload_size` bytes, or nullptr (counted as lost) when the budget
   // or memory is exhausted. With overflow=wait the caller may wait up to wait_ms for room.
   Batch* Allocate(size_t payload_size);
-  // For the writer thread, which turns a deferred load into a finished one and frees the
-  // deferred batch right after: it counts against the budget but never waits for room (only
-  // the writer itself frees room) and never fails on the budget, so the bytes in flight exceed
-  // the budget by at most the one batch being resolved. nullptr only when malloc fails.
-  Batch* AllocateForWriter(size_t payload_size);
+  // For the writer thread, turning the deferred load `old` into a finished batch: the new batch
+  // takes over old's reserved bytes and reserves only what it needs beyond them, without
+  // waiting (only the writer frees room). So resolving never takes the bytes in flight past
+  // the budget. nullptr (counted) when the extra bytes do not fit or malloc fails.
+  Batch* AllocateReplacing(Batch& old, size_t payload_size);
   // Hands the batch to the writer; on failure frees it and counts it as lost.
   bool Push(Batch* batch);
   // Writer side.
@@ -77,9 +77,12 @@ class RecordQueue {
   uint64_t records_in_flight() const { return records_.load(std::memory_order_relaxed); }
 
  private:
-  bool Reserve(size_t bytes);
-  // Allocates a batch whose bytes are already reserved; on failure returns them, counts the loss.
-  Batch* NewBatch(size_t payload_size);
+  // With overflow=wait and `may_wait`, waits up to wait_ms for room.
+  bool Reserve(size_t bytes, bool may_wait);
+  void CountBudgetLoss();
+  // Allocates a batch whose `reserved` bytes (of its size) were just reserved; on failure
+  // returns them and counts the loss.
+  Batch* NewBatch(size_t payload_size, size_t reserved);
   bool TryPush(Batch* batch);
 
   const uint64_t budget_;

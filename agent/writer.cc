@@ -146,6 +146,11 @@ void Writer::ServeResolverRequests(std::unique_lock<std::mutex>& lock) {
 
 Batch* Writer::ResolveDeferred(Batch* deferred) {
   Batch* resolved = nullptr;
+  // The finished batch may outgrow the deferred one (file names, inline records) and must find
+  // the difference within the budget: near it, write out what this thread holds first.
+  if (!pending_.empty() && queue_.bytes_in_flight() + 2 * deferred->accounted > options_.budget_bytes) {
+    WritePending();
+  }
   if (resolver_ != nullptr) {
     const uint64_t start = MonotonicNanos();
     resolved = resolver_->Resolve(*deferred);

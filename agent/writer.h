@@ -32,9 +32,9 @@ class LoadResolver {
   // On the writer thread, when BeginResolving asked for it. false: deferred loads cannot be
   // resolved here (the agent then keeps resolving inside the callbacks).
   virtual bool Attach() = 0;
-  // The finished batch for a deferred one (allocated with RecordQueue::AllocateForWriter), or
+  // The finished batch for a deferred one (allocated with RecordQueue::AllocateReplacing), or
   // nullptr when it could not be allocated (counted).
-  virtual Batch* Resolve(const Batch& deferred) = 0;
+  virtual Batch* Resolve(Batch& deferred) = 0;
   // On the writer thread, after the last deferred load (EndResolving) or when the writer stops.
   virtual void Detach() = 0;
 

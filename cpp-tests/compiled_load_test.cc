@@ -179,7 +179,7 @@ TEST_F(CompiledLoadTest, DeferredLoadResolvesLaterToTheSameRecords) {
   const std::vector<uint8_t> original_code(code_, code_ + sizeof code_);
   std::fill(std::begin(code_), std::end(code_), 0xcc);
 
-  Batch* resolved = BuildCompiledLoad(writer, ReadDeferredLoad(*deferred), /*writer_owned=*/true);
+  Batch* resolved = BuildCompiledLoad(writer, ReadDeferredLoad(*deferred), deferred);
   ASSERT_NE(resolved, nullptr);
   EXPECT_EQ(resolved->kind, BatchKind::kLoad);
   EXPECT_TRUE(resolved->replayed);

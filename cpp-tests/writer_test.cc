@@ -300,7 +300,7 @@ class FakeResolver final : public LoadResolver {
     attached = true;
     return true;
   }
-  Batch* Resolve(const Batch& deferred) override {
+  Batch* Resolve(Batch& deferred) override {
     if (!attached) ++resolved_detached;
     if (std::this_thread::get_id() != attach_thread) ++resolved_elsewhere;
     const CompiledLoadEvent event = ReadDeferredLoad(deferred);
@@ -311,7 +311,7 @@ class FakeResolver final : public LoadResolver {
     in.code_size = event.code_size;
     in.code = event.code;
     in.name = name;
-    in.writer_owned = true;
+    in.replaces = &deferred;
     ++resolved;
     return BuildLoadBatch(queue_, stats_, in);
   }
