@@ -83,6 +83,19 @@ jobject PinDeclaringClass(AgentState* s, jmethodID method, JNIEnv** env) {
   return pin;
 }
 
+// Copies the load for the writer to resolve, with its class pinned until then.
+void DeferLoad(AgentState* s, const CompiledLoadEvent& event) {
+  JNIEnv* env = nullptr;
+  const jobject pin = PinDeclaringClass(s, event.method, &env);
+  Batch* batch = BuildDeferredLoad(s->queue, event, pin);
+  const bool queued = batch != nullptr && s->queue.Push(batch);  // a failed push frees the batch
+  if (queued) {
+    s->stats.deferred_loads.Add();
+  } else if (pin != nullptr) {
+    env->DeleteGlobalRef(pin);  // nobody else will: the class must not stay loaded forever
+  }
+}
+
 // The scope chains of compile_info, copied out per thread (the capacity follows the largest
 // method this thread has seen).
 thread_local std::vector<ScopePc> t_pcs;
@@ -108,20 +121,11 @@ void HandleCompiledMethodLoad(AgentState* s, uint64_t timestamp, jmethodID metho
   // StopDeferring either sees this callback counted in `deferring`, or this callback sees the
   // flag cleared (both sequentially consistent).
   DeferringScope deferring(s);
-  Batch* batch = nullptr;
   if (s->defer_loads.load(std::memory_order_seq_cst)) {
-    JNIEnv* env = nullptr;
-    const jobject pin = PinDeclaringClass(s, method, &env);
-    batch = BuildDeferredLoad(s->queue, event, pin);
-    if (batch != nullptr) {
-      s->stats.deferred_loads.Add();
-    } else if (pin != nullptr) {
-      env->DeleteGlobalRef(pin);
-    }
-  } else {
-    batch = BuildCompiledLoad(context, event);
+    DeferLoad(s, event);
+    return;
   }
-  if (batch != nullptr) s->queue.Push(batch);
+  if (Batch* batch = BuildCompiledLoad(context, event)) s->queue.Push(batch);
 }
 
 // Loads from now on are resolved in their callbacks; the deferred ones already queued are
