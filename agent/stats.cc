@@ -149,7 +149,8 @@ std::string Stats::ToJson(const std::string& dump_path, const std::string& perfm
   out += "},\"writer_latency\":{";
   AppendLatency(out, "resolve_deferred_load", resolve_latency, false);
   out += "},\"writer\":{";
-  AppendField(out, "cpu_ns", writer_cpu_ns.Get(), false);
+  AppendField(out, "cpu_ns", writer_cpu_ns.Get());
+  AppendField(out, "sys_ns", writer_sys_ns.Get(), false);
   out += "}}\n";
   return out;
 }

@@ -76,6 +76,7 @@ struct Stats {
   // Writer time to resolve one deferred load (names and lines: the work moved off the JVM thread).
   LatencyHistogram resolve_latency;
   Counter writer_cpu_ns;         // CPU time of the writer thread, all of it, taken when it ends
+  Counter writer_sys_ns;         // the part of it spent in the kernel (writes, page cache)
 
   // What did not reach the file, by reason (with lost_write_error above). Each is a code blob
   // the JVM reported that is not in the file. From here on: updated by JVM threads.

@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -163,6 +165,7 @@ Batch* Writer::ResolveDeferred(Batch* deferred) {
 }
 
 void Writer::Run() {
+  ::pthread_setname_np(::pthread_self(), "jitdump-writer");  // for top -H and perf report --sort comm
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_requested_) {
     ServeResolverRequests(lock);
@@ -190,6 +193,11 @@ void Writer::Run() {
   const jitdump::Status status = dump_.Close(close_time_);
   if (!status.ok()) Log(LogLevel::kWarn, "closing %s: %s", dump_path_.c_str(), status.ToString().c_str());
   stats_.writer_cpu_ns.Add(ThreadCpuNanos());
+  struct rusage usage {};
+  if (::getrusage(RUSAGE_THREAD, &usage) == 0) {
+    stats_.writer_sys_ns.Add(static_cast<uint64_t>(usage.ru_stime.tv_sec) * 1000000000ull +
+                             static_cast<uint64_t>(usage.ru_stime.tv_usec) * 1000ull);
+  }
   lock.lock();
   finished_.store(true, std::memory_order_release);
   done_cv_.notify_all();

@@ -47,7 +47,8 @@ class CompiledLoadTest : public ::testing::Test {
     return event;
   }
 
-  // The three PcDescs of RowsFollowPcDescEndSemantics... as HotSpot's compile_info.
+  // HotSpot's compile_info for three PcDescs (pcs point into it): caller at bci 0; callee at
+  // bci 3 inlined at caller bci 4; caller at bci 9.
   struct InlineCompileInfo {
     jmethodID m0[1], m1[2], m2[1];
     jint b0[1] = {0}, b1[2] = {3, 4}, b2[1] = {9};
@@ -80,7 +81,6 @@ class CompiledLoadTest : public ::testing::Test {
 
 TEST_F(CompiledLoadTest, RowsFollowPcDescEndSemanticsAndInlinedFramesCarryTheirOwnLines) {
   const uint64_t base = reinterpret_cast<uintptr_t>(code_);
-  // PcDesc 0: caller at bci 0; PcDesc 1: callee (bci 3) inlined at caller bci 4; PcDesc 2: caller bci 9.
   const InlineCompileInfo info(base, caller_.id(), callee_.id());
 
   RecordQueue queue(options_, stats_);
