@@ -34,10 +34,13 @@ struct AgentState {
   bool lines = true;             // the line capabilities were granted and lines=on
   bool resolve_in_writer = false;  // resolve= and the JVM version allow deferring loads
   LoadResolver* resolver = nullptr;  // set when resolve_in_writer; leaked like the rest
-  // Set while the writer thread is attached and resolving: loads are then only copied in the
-  // callback. `deferring` counts callbacks between reading the flag and pushing their batch,
-  // so VM death can clear the flag and know when no deferred load is still on its way.
-  std::atomic<bool> defer_loads{false};
+  // kDeferring while the writer thread is attached and resolving: loads are then only copied
+  // in the callback. kStopped is final (VM death, or the writer detached): a writer that
+  // finishes attaching after VM death began must not turn deferring back on. `deferring`
+  // counts callbacks between reading the state and pushing their batch, so VM death can stop
+  // deferring and know when no deferred load is still on its way.
+  enum DeferState : int { kResolveInCallback, kDeferring, kStopped };
+  std::atomic<int> defer_state{kResolveInCallback};
   std::atomic<int> deferring{0};
   std::atomic<bool> closed{false};
   std::atomic<int> in_flight{0};

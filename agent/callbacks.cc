@@ -119,9 +119,9 @@ void HandleCompiledMethodLoad(AgentState* s, uint64_t timestamp, jmethodID metho
   event.replayed = t_replaying;
 
   // StopDeferring either sees this callback counted in `deferring`, or this callback sees the
-  // flag cleared (both sequentially consistent).
+  // state stopped (both sequentially consistent).
   DeferringScope deferring(s);
-  if (s->defer_loads.load(std::memory_order_seq_cst)) {
+  if (s->defer_state.load(std::memory_order_seq_cst) == AgentState::kDeferring) {
     DeferLoad(s, event);
     return;
   }
@@ -132,7 +132,7 @@ void HandleCompiledMethodLoad(AgentState* s, uint64_t timestamp, jmethodID metho
 // resolved by the writer now, while JVMTI still answers (after VMDeath it returns WRONG_PHASE).
 void StopDeferring(AgentState* s) {
   if (!s->resolve_in_writer) return;
-  s->defer_loads.store(false, std::memory_order_seq_cst);
+  s->defer_state.store(AgentState::kStopped, std::memory_order_seq_cst);
   for (int i = 0; i < 1000 && s->deferring.load(std::memory_order_seq_cst) > 0; ++i) ::usleep(100);
   if (!s->writer.EndResolving(2000)) {
     Log(LogLevel::kWarn, "the writer did not resolve its queued loads within 2 s (slow disk?); some may be "

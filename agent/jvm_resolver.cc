@@ -23,7 +23,8 @@ bool JvmResolver::Attach() {
     return false;
   }
   env_ = env;
-  state_.defer_loads.store(true, std::memory_order_seq_cst);
+  int expected = AgentState::kResolveInCallback;  // unless VM death already stopped deferring
+  state_.defer_state.compare_exchange_strong(expected, AgentState::kDeferring, std::memory_order_seq_cst);
   return true;
 }
 
@@ -46,7 +47,7 @@ Batch* JvmResolver::Resolve(Batch& deferred) {
 
 void JvmResolver::Detach() {
   // Loads arriving from now on are resolved in their callbacks.
-  state_.defer_loads.store(false, std::memory_order_seq_cst);
+  state_.defer_state.store(AgentState::kStopped, std::memory_order_seq_cst);
   if (env_ == nullptr) return;
   vm_->DetachCurrentThread();
   env_ = nullptr;
