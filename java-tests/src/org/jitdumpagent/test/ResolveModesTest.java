@@ -59,9 +59,10 @@ class ResolveModesTest {
       assertEquals(0, deferred, "resolve=callback defers nothing; stats: " + r.stats());
       return;
     }
-    // Loads before VMInit (no thread can attach yet) and during VM death are resolved in their
-    // callbacks; the JDKs this suite runs on (17.0.21, 25) all qualify for auto.
-    assertTrue(deferred > 0 && deferred <= loads, "deferred " + deferred + " of " + loads + " loads; " + r.stats());
-    assertTrue(deferred >= loads * 9 / 10, "most loads come after VMInit; stats: " + r.stats());
+    // Loads before the writer has attached (it is asked to at VMInit) and from VM death on are
+    // resolved in their callbacks; here all of them were deferred when the machine was idle.
+    // The JDKs this suite runs on (17.0.21, 25) all qualify for auto.
+    assertTrue(deferred <= loads, "deferred " + deferred + " of " + loads + " loads; " + r.stats());
+    assertTrue(deferred > loads / 2, "most loads come after VMInit; stats: " + r.stats());
   }
 }
