@@ -1,6 +1,8 @@
-// JVMTI event callbacks: thin glue into the plain C++ modules. Each callback builds finished
-// records from what is valid only during the callback (code bytes, compile_info) and queues
-// them. No file I/O, no waiting for the writer, and nothing thrown escapes into the JVM.
+// JVMTI event callbacks: thin glue into the plain C++ modules. Each callback copies what is
+// valid only during the callback (code bytes, compile_info's scope chains) and queues it: as a
+// deferred load for the writer to resolve (see deferred_load.h), or as finished records where
+// the writer cannot resolve (before it attaches, from VM death on, resolve=callback). No file
+// I/O, no waiting for the writer, and nothing thrown escapes into the JVM.
 #include <jvmti.h>
 #include <unistd.h>
 

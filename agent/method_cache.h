@@ -1,5 +1,7 @@
-// Names, source files and line tables of methods, looked up through JVMTI inside event
-// callbacks (the only place jmethodIDs are known to be valid) and cached per jmethodID.
+// Names, source files and line tables of methods, looked up through JVMTI and cached per
+// jmethodID: inside event callbacks, where the nmethod keeps its methods alive, or on the
+// writer thread for a deferred load, whose class the callback pinned (one cache per thread
+// that resolves; "callback" below means one resolved load).
 //
 // Safety across class unloading and redefinition: entries are plain strings and numbers, never
 // pointers into the JVM, so a stale entry can at worst be wrong, never crash. An entry is
