@@ -145,6 +145,7 @@ jint Start(JavaVM* vm, const char* option_text, Mode mode) {
   s->jvmti = jvmti;
   s->vm = vm;
   s->pid = static_cast<uint32_t>(::getpid());
+  s->line_tables = lines;
   s->lines = lines && options.lines;
   s->cache = new (std::nothrow) MethodCache(jvmti, options.names, lines, options.cache_entries, s->stats);
   if (s->cache == nullptr || !s->queue.lock_free()) {

@@ -31,6 +31,7 @@ struct AgentState {
   JavaVM* vm = nullptr;
   MethodCache* cache = nullptr;  // needs jvmti; leaked like the rest
   uint32_t pid = 0;
+  bool line_tables = false;      // the line capabilities were granted (for lines= or inline=)
   bool lines = true;             // the line capabilities were granted and lines=on
   bool resolve_in_writer = false;  // resolve= and the JVM version allow deferring loads
   LoadResolver* resolver = nullptr;  // set when resolve_in_writer; leaked like the rest

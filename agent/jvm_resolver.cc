@@ -10,8 +10,7 @@ namespace jitdump_agent {
 JvmResolver::JvmResolver(JavaVM* vm, AgentState& state)
     : vm_(vm),
       state_(state),
-      cache_(state.jvmti, state.options.names, state.lines || state.options.inline_info,
-             state.options.cache_entries, state.stats) {}
+      cache_(state.jvmti, state.options.names, state.line_tables, state.options.cache_entries, state.stats) {}
 
 bool JvmResolver::Attach() {
   // A daemon: the JVM never waits for it at exit. It shows in thread dumps under this name.
