@@ -154,10 +154,8 @@ jint Start(JavaVM* vm, const char* option_text, Mode mode) {
     g_claimed.store(false);
     return failure;
   }
-  s->resolve_in_writer = ResolveInWriter(jvmti, options.resolve);
-  if (s->resolve_in_writer) {
+  if (ResolveInWriter(jvmti, options.resolve)) {
     s->resolver = new (std::nothrow) JvmResolver(vm, *s);
-    if (s->resolver == nullptr) s->resolve_in_writer = false;
     s->writer.SetResolver(s->resolver);
   }
   if (!s->writer.Open(s->pid, MonotonicNanos())) {
@@ -189,7 +187,7 @@ jint Start(JavaVM* vm, const char* option_text, Mode mode) {
     return failure;
   }
   if (mode == Mode::kOnAttach) {
-    if (s->resolve_in_writer) s->writer.BeginResolving();  // live already: no VMInit comes
+    if (s->resolver != nullptr) s->writer.BeginResolving();  // live already: no VMInit comes
     ReplayExistingCode(s);
   }
   return JNI_OK;

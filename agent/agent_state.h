@@ -33,8 +33,9 @@ struct AgentState {
   uint32_t pid = 0;
   bool line_tables = false;      // the line capabilities were granted (for lines= or inline=)
   bool lines = true;             // the line capabilities were granted and lines=on
-  bool resolve_in_writer = false;  // resolve= and the JVM version allow deferring loads
-  LoadResolver* resolver = nullptr;  // set when resolve_in_writer; leaked like the rest
+  // Set when resolve= and the JVM version allow resolving loads on the writer thread; leaked
+  // like the rest.
+  LoadResolver* resolver = nullptr;
   // kDeferring while the writer thread is attached and resolving: loads are then only copied
   // in the callback. kStopped is final (VM death, or the writer detached): a writer that
   // finishes attaching after VM death began must not turn deferring back on. `deferring`

@@ -133,7 +133,7 @@ void HandleCompiledMethodLoad(AgentState* s, uint64_t timestamp, jmethodID metho
 // Loads from now on are resolved in their callbacks; the deferred ones already queued are
 // resolved by the writer now, while JVMTI still answers (after VMDeath it returns WRONG_PHASE).
 void StopDeferring(AgentState* s) {
-  if (!s->resolve_in_writer) return;
+  if (s->resolver == nullptr) return;
   s->defer_state.store(AgentState::kStopped, std::memory_order_seq_cst);
   for (int i = 0; i < 1000 && s->deferring.load(std::memory_order_seq_cst) > 0; ++i) ::usleep(100);
   if (!s->writer.EndResolving(2000)) {
@@ -216,7 +216,7 @@ void JNICALL OnCompiledMethodUnload(jvmtiEnv*, jmethodID method, const void* cod
 void JNICALL OnVMInit(jvmtiEnv*, JNIEnv*, jthread) {
   try {
     AgentState* s = State();
-    if (s != nullptr && s->resolve_in_writer) s->writer.BeginResolving();
+    if (s != nullptr && s->resolver != nullptr) s->writer.BeginResolving();
   } catch (...) {
   }
 }
