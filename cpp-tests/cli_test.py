@@ -49,7 +49,7 @@ def node_fixture():
 
 def scenario_help(d):
     out, _ = expect_rc(["--help"], 0)
-    for command in ["info", "list", "lines", "addr2line", "check", "perfmap", "fold"]:
+    for command in ["info", "list", "lines", "addr2line", "check", "perfmap", "fold", "records"]:
         expect(command in out, f"main help names {command}")
         sub, _ = expect_rc([command, "--help"], 0)
         expect(sub.startswith("usage: jitdump " + command), f"{command} --help: {sub[:80]}")
@@ -319,6 +319,37 @@ def scenario_sidecar(d):
     os.remove(f + ".inline")
     plain, _ = expect_rc(["addr2line", f, "0x10048"], 0)
     expect("Leaf.get" not in plain and "  #0 Outer.run Outer.java:25\n" in plain, "without sidecar: " + plain)
+
+
+def scenario_records(d):
+    f = os.path.join(d, "inline.dump")
+    for name in ["inline.dump", "inline-be.dump"]:
+        rec = json_of(["records", "--json", os.path.join(d, name)])
+        if rec is None:
+            continue
+        kinds = [r["type"] for r in rec["records"]]
+        expect(kinds == ["SAMPLY_DEBUG_INFO2", "DEBUG_INFO", "CODE_LOAD", "CODE_LOAD", "CODE_CLOSE"], f"{name}: {kinds}")
+        expect(rec["cross_endian"] == (name == "inline-be.dump") and rec["header"]["version"] == 1, str(rec["header"]))
+        load = rec["records"][2]["load"]
+        expect(load["name"] == "Outer.run" and load["code_addr"] == 0x10000 and load["code_size"] == 256 and
+               load["code_index"] == 1 and load["debug_info"] == 1 and load["inline_info"] == 0, str(load))
+        expect(rec["records"][3]["load"]["debug_info"] is None, "Plain.fn has no DEBUG_INFO")
+        entries = rec["records"][1]["debug_info"]["entries"]
+        expect(entries and entries[0]["addr"] == 0x10000 and entries[0]["file"] == "Outer.java", str(entries[:2]))
+        inline = rec["records"][0]["inline"]
+        expect(inline["function_names"][inline["functions"][0]["name_index"]] == "Outer.run" and
+               len(inline["calls"]) == 2 and inline["calls"][1]["depth"] == 1, str(inline))
+        expect(rec["truncated"] is None and rec["unknown_records"] == 0, "no tail")
+    # agreement with list --json on a real producer's file
+    node = json_of(["records", "--json", node_fixture()])
+    lst = json_of(["list", "--json", node_fixture()])
+    if node is not None and lst is not None:
+        loads = [r["load"] for r in node["records"] if r["type"] == "CODE_LOAD"]
+        expect([(l["code_index"], l["code_addr"], l["name"]) for l in loads] ==
+               [(x["index"], x["addr"], x["name"]) for x in lst], "records and list agree on node")
+    trunc = json_of(["records", "--json", os.path.join(d, "truncated.dump")])
+    expect(trunc is not None and trunc["truncated"] is not None, "truncated tail reported: " + str(trunc and trunc["truncated"]))
+    expect_rc(["records", f], 2)  # --json is the only format
 
 
 def main():

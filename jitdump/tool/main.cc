@@ -54,10 +54,11 @@ const char kMainUsage[] =
     "  addr2line FILE ADDR... code load, name, file:line and inline chain (innermost first) at ADDR\n"
     "  check FILE             validate for perf 6.1 and samply; exit 0 valid, 1 invalid\n"
     "  perfmap FILE           the equivalent perf-<pid>.map text (latest code at each address wins)\n"
+    "  records --json FILE    every record, decoded, in file order (what scripts read instead of the format)\n"
     "  fold FILE              fold `perf script` output on stdin into stacks, expanding inlined JIT frames\n"
     "  strip-inline FILE      move samply inline records into FILE.inline (see its --help)\n"
     "\n"
-    "options: --json (info, list, lines, check), --help (every command)\n"
+    "options: --json (info, list, lines, check, records), --help (every command)\n"
     "exit status: 0 ok, 1 invalid file or address not found, 2 usage error or unreadable file\n";
 
 const char kInfoUsage[] =
@@ -105,6 +106,14 @@ const char kFoldUsage[] =
     "When the header line carries perf's time field (SECONDS.FRACTION:, as in the default output;\n"
     "record with -k mono so it is the dump's clock), a frame older than the code now at its address\n"
     "maps to the latest load that existed at that time (code cache addresses are reused).\n";
+
+const char kRecordsUsage[] =
+    "usage: jitdump records --json FILE\n"
+    "Every record of FILE in file order as one JSON object: the header, then per record its offset,\n"
+    "type, id, total_size, timestamp, valid, and its decoded body (load, debug_info, inline, move,\n"
+    "unwinding); a CODE_LOAD names the indexes of the DEBUG_INFO and inline record that apply to it.\n"
+    "Then the truncated tail (null when none) and the count of unknown records. Scripts read dumps\n"
+    "through this instead of parsing the format again.\n";
 
 struct Args {
   bool json = false;
@@ -526,6 +535,100 @@ int Fold(const Args& args) {
   return kOk;
 }
 
+
+std::string IndexOrNull(int64_t index) { return index < 0 ? "null" : std::to_string(index); }
+
+int Records(const Args& args) {
+  if (args.help) return std::fputs(kRecordsUsage, stdout), kOk;
+  if (!args.json) return Usage(kRecordsUsage, "records needs --json");
+  if (args.positional.size() != 1) return Usage(kRecordsUsage, "records takes exactly one FILE");
+  const std::string& path = args.positional[0];
+  JitDump dump;
+  if (!Load(path, &dump)) return kUsage;
+  if (!RequireHeader(path, dump)) return kInvalid;
+  const FileHeader& h = dump.header;
+  std::string out = "{\"file\":" + JsonString(path) + ",\"size\":" + U64(dump.file_size) +
+                    ",\"cross_endian\":" + (dump.cross_endian ? "true" : "false") + ",\"header\":{\"magic\":" +
+                    U64(h.magic) + ",\"version\":" + U64(h.version) + ",\"total_size\":" + U64(h.total_size) +
+                    ",\"elf_mach\":" + U64(h.elf_mach) + ",\"pad1\":" + U64(h.pad1) + ",\"pid\":" + U64(h.pid) +
+                    ",\"timestamp\":" + U64(h.timestamp) + ",\"flags\":" + U64(h.flags) + "},\"records\":[";
+  for (size_t i = 0; i < dump.records.size(); ++i) {
+    const Record& r = dump.records[i];
+    const bool known = r.id <= 4 || r.id == static_cast<uint32_t>(RecordType::kSamplyDebugInfo2);
+    out += std::string(i ? "," : "") + "\n{\"offset\":" + U64(r.offset) + ",\"type\":\"" +
+           (known ? RecordTypeName(r.id) : "UNKNOWN") + "\",\"id\":" + U64(r.id) + ",\"total_size\":" +
+           U64(r.total_size) + ",\"timestamp\":" + U64(r.timestamp) + ",\"valid\":" + (r.valid ? "true" : "false");
+    if (const LoadBody* l = r.load()) {
+      out += ",\"load\":{\"pid\":" + U64(l->pid) + ",\"tid\":" + U64(l->tid) + ",\"vma\":" + U64(l->vma) +
+             ",\"code_addr\":" + U64(l->code_addr) + ",\"code_size\":" + U64(l->code_size) +
+             ",\"code_index\":" + U64(l->code_index) + ",\"name\":" + JsonString(l->name) +
+             ",\"code_offset\":" + U64(l->code_offset) + ",\"debug_info\":" + IndexOrNull(l->debug_info) +
+             ",\"inline_info\":" + IndexOrNull(l->inline_info) + ",\"unwinding_info\":" +
+             IndexOrNull(l->unwinding_info) + "}";
+    } else if (const DebugInfoBody* d = r.debug_info()) {
+      out += ",\"debug_info\":{\"code_addr\":" + U64(d->code_addr) + ",\"nr_entry\":" + U64(d->nr_entry) +
+             ",\"complete\":" + (d->complete ? "true" : "false") + ",\"entries\":[";
+      for (size_t k = 0; k < d->entries.size(); ++k) {
+        const DebugLine& e = d->entries[k];
+        out += std::string(k ? "," : "") + "{\"addr\":" + U64(e.addr) + ",\"line\":" + std::to_string(e.line) +
+               ",\"discrim\":" + std::to_string(e.discrim) + ",\"file\":" + JsonString(e.file) + "}";
+      }
+      out += "]}";
+    } else if (const InlineBody* info = r.inline_info()) {
+      out += ",\"inline\":{\"files\":[";
+      for (size_t k = 0; k < info->files.size(); ++k) out += std::string(k ? "," : "") + JsonString(info->files[k]);
+      out += "],\"function_names\":[";
+      for (size_t k = 0; k < info->function_names.size(); ++k) {
+        out += std::string(k ? "," : "") + JsonString(info->function_names[k]);
+      }
+      out += "],\"functions\":[";
+      for (size_t k = 0; k < info->functions.size(); ++k) {
+        const SamplyFunctionRecord& f = info->functions[k];
+        out += std::string(k ? "," : "") + "{\"name_index\":" + U64(f.function_name_index) + ",\"file_index\":" +
+               U64(f.file_index) + ",\"start_line\":" + U64(f.start_line) + ",\"start_column\":" +
+               U64(f.start_column) + ",\"flags\":" + U64(f.flags) + "}";
+      }
+      out += "],\"calls\":[";
+      for (size_t k = 0; k < info->calls.size(); ++k) {
+        const SamplyInlineCallRecord& c = info->calls[k];
+        out += std::string(k ? "," : "") + "{\"depth\":" + U64(c.depth) + ",\"range_count\":" + U64(c.range_count) +
+               ",\"function_index\":" + U64(c.function_index) + ",\"call_line\":" + U64(c.call_line_number) +
+               ",\"call_column\":" + U64(c.call_column_number) + "}";
+      }
+      out += "],\"ranges\":[";
+      for (size_t k = 0; k < info->ranges.size(); ++k) {
+        out += std::string(k ? "," : "") + "{\"start_offset\":" + U64(info->ranges[k].start_offset) +
+               ",\"size\":" + U64(info->ranges[k].size) + "}";
+      }
+      out += "],\"lines\":[";
+      for (size_t k = 0; k < info->lines.size(); ++k) {
+        const SamplyLineRecord& l = info->lines[k];
+        out += std::string(k ? "," : "") + "{\"code_offset\":" + U64(l.code_offset) + ",\"file_index\":" +
+               U64(l.file_index) + ",\"line\":" + U64(l.line_number) + ",\"column\":" + U64(l.column_number) + "}";
+      }
+      out += "]}";
+    } else if (const MoveBody* m = r.move()) {
+      out += ",\"move\":{\"pid\":" + U64(m->pid) + ",\"tid\":" + U64(m->tid) + ",\"vma\":" + U64(m->vma) +
+             ",\"old_code_addr\":" + U64(m->old_code_addr) + ",\"new_code_addr\":" + U64(m->new_code_addr) +
+             ",\"code_size\":" + U64(m->code_size) + ",\"code_index\":" + U64(m->code_index) + "}";
+    } else if (const UnwindingBody* u = r.unwinding()) {
+      out += ",\"unwinding\":{\"unwind_data_size\":" + U64(u->unwind_data_size) + ",\"eh_frame_hdr_size\":" +
+             U64(u->eh_frame_hdr_size) + ",\"mapped_size\":" + U64(u->mapped_size) + "}";
+    }
+    out += "}";
+  }
+  out += "\n],\"truncated\":";
+  if (dump.truncated_offset) {
+    out += "{\"offset\":" + U64(*dump.truncated_offset) + ",\"bytes\":" + U64(dump.truncated_bytes) +
+           ",\"total_size\":" + U64(dump.truncated_needed) + "}";
+  } else {
+    out += "null";
+  }
+  out += ",\"unknown_records\":" + U64(dump.unknown_records) + "}\n";
+  std::fputs(out.c_str(), stdout);
+  return kOk;
+}
+
 }  // namespace
 
 int Main(int argc, char** argv) {
@@ -537,7 +640,7 @@ int Main(int argc, char** argv) {
   using Handler = int (*)(const Args&);
   const std::pair<std::string_view, Handler> commands[] = {
       {"info", Info},       {"list", List},       {"lines", Lines}, {"addr2line", Addr2line},
-      {"check", CheckCommand}, {"perfmap", Perfmap}, {"fold", Fold},
+      {"check", CheckCommand}, {"perfmap", Perfmap}, {"fold", Fold},   {"records", Records},
   };
   for (const auto& [name, handler] : commands) {
     if (name != command) continue;
