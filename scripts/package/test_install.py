@@ -263,8 +263,8 @@ def test_deb(args, work):
     check(removed.returncode == 0, "apt-get remove", removed.stdout[-2000:] + removed.stderr)
     for name, left in left_after_remove.items():
         check(not left, f"no file of {name} is left after apt-get remove", "\n".join(left))
-    check(purged is None or purged.returncode == 0, f"apt-get purge {' '.join(known)}",
-          purged and purged.stdout[-2000:] + purged.stderr)
+    if purged is not None:
+        check(purged.returncode == 0, f"apt-get purge {' '.join(known)}", purged.stdout[-2000:] + purged.stderr)
     for name in installed:
         check(package_state(name) == "unknown", f"dpkg no longer knows {name}")
     for directory in ("/usr/share/libjitdumpagent", "/usr/share/doc/libjitdumpagent"):
