@@ -1,0 +1,174 @@
+// The flame graph's call tree: inline chains expanded root first, paths merged, children in
+// name order, lines per node, process/thread levels, pruning.
+#include "jitdump/report/flamegraph_tree.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "cpp-tests/report/test_profiles.h"
+
+namespace jitdump::report {
+namespace {
+
+// "name@depth=total" per node in preorder: the whole shape in one comparable value.
+std::vector<std::string> Shape(const FlameTree& tree) {
+  std::vector<std::string> out;
+  for (const FlameNode& n : tree.nodes) {
+    out.push_back(tree.frames[n.frame].name + "@" + std::to_string(n.depth) + "=" + std::to_string(n.total));
+  }
+  return out;
+}
+
+const FlameNode* Find(const FlameTree& tree, const std::string& name, uint32_t depth) {
+  for (const FlameNode& n : tree.nodes) {
+    if (n.depth == depth && tree.frames[n.frame].name == name) return &n;
+  }
+  return nullptr;
+}
+
+TEST(FlameTreeTest, InlineChainsExpandRootFirstAndMerge) {
+  const FlameTree tree = BuildFlameTree(testing::InlineDemoProfile(), FlameGraphOptions{});
+  const std::vector<std::string> expected = {
+      "all@0=1200",
+      "start_thread@1=1200",
+      "JavaCalls::call_helper(JavaValue*, methodHandle const&, JavaCallArguments*, JavaThread*)@2=1180",
+      "StubRoutines::call_stub@3=1180",
+      "Interpreter@4=50",
+      "demo.Inline.main(java.lang.String[])@4=1130",
+      "demo.Inline.caller()@5=630",  // inlined into main: its own frame, above main
+      "demo.Inline.leaf(int)@6=630",
+      "asm_exc_page_fault@7=30",
+      "clear_page_erms@8=30",
+      "demo.Inline.checksum(long[])@5=200",
+      "demo.Inline.mix(long)@6=200",
+      "demo.Inline.digest(long[])@5=300",
+      "demo.Inline.mix(long)@6=300",
+      "[libjvm.so]@2=20",  // an address nothing names shows as its mapping
+  };
+  EXPECT_EQ(Shape(tree), expected);
+}
+
+TEST(FlameTreeTest, FramesCarryKindAndFile) {
+  const FlameTree tree = BuildFlameTree(testing::InlineDemoProfile(), FlameGraphOptions{});
+  const FlameNode* inlined = Find(tree, "demo.Inline.mix(long)", 6);
+  ASSERT_NE(inlined, nullptr);
+  // Two frames named mix: compiled on its own under checksum, inlined under digest.
+  std::vector<std::string> kinds;
+  for (const FlameNode& n : tree.nodes) {
+    if (tree.frames[n.frame].name == "demo.Inline.mix(long)") kinds.push_back(tree.frames[n.frame].kind);
+  }
+  EXPECT_EQ(kinds, (std::vector<std::string>{"compiled", "inlined"}));
+  EXPECT_EQ(tree.frames[inlined->frame].file, "demo/Inline.java");
+  EXPECT_STREQ(tree.frames[Find(tree, "Interpreter", 4)->frame].kind, "interpreted");
+  EXPECT_STREQ(tree.frames[Find(tree, "StubRoutines::call_stub", 3)->frame].kind, "stub");
+  EXPECT_STREQ(tree.frames[Find(tree, "clear_page_erms", 8)->frame].kind, "kernel");
+  EXPECT_STREQ(tree.frames[Find(tree, "start_thread", 1)->frame].kind, "native");
+  EXPECT_STREQ(tree.frames[Find(tree, "all", 0)->frame].kind, "root");
+  EXPECT_STREQ(tree.frames[Find(tree, "[libjvm.so]", 2)->frame].kind, "unknown");
+}
+
+TEST(FlameTreeTest, LinesPerNodeMostSamplesFirst) {
+  const FlameTree tree = BuildFlameTree(testing::InlineDemoProfile(), FlameGraphOptions{});
+  const FlameNode* leaf = Find(tree, "demo.Inline.leaf(int)", 6);
+  ASSERT_NE(leaf, nullptr);
+  ASSERT_EQ(leaf->lines.size(), 2u);
+  EXPECT_EQ(leaf->lines[0].line, 12u);
+  EXPECT_EQ(leaf->lines[0].samples, 600u);
+  EXPECT_EQ(leaf->lines[1].line, 14u);
+  EXPECT_EQ(leaf->lines[1].samples, 30u);
+  // main's samples are at its call sites: 31 (caller, inlined), 33 (digest), 35 (checksum).
+  const FlameNode* main_node = Find(tree, "demo.Inline.main(java.lang.String[])", 4);
+  ASSERT_NE(main_node, nullptr);
+  ASSERT_EQ(main_node->lines.size(), 3u);
+  EXPECT_EQ(main_node->lines[0].line, 31u);
+  EXPECT_EQ(main_node->lines[0].samples, 630u);
+  // Line 0 (unknown) is never listed.
+  EXPECT_TRUE(Find(tree, "StubRoutines::call_stub", 3)->lines.empty());
+}
+
+TEST(FlameTreeTest, FramesAreSortedByNameSoIndexIsRank) {
+  const FlameTree tree = BuildFlameTree(testing::InlineDemoProfile(), FlameGraphOptions{});
+  for (size_t i = 1; i < tree.frames.size(); ++i) EXPECT_LE(tree.frames[i - 1].name, tree.frames[i].name);
+  // Only frames some node uses are kept.
+  std::vector<bool> used(tree.frames.size());
+  for (const FlameNode& n : tree.nodes) used[n.frame] = true;
+  for (size_t i = 0; i < used.size(); ++i) EXPECT_TRUE(used[i]) << tree.frames[i].name;
+}
+
+Profile TwoProcesses() {
+  ProfileBuilder b;
+  const uint32_t f = b.AddFunction("work", "", FrameKind::kNative);
+  const uint32_t loc = b.AddLocation(0x10, 0, {{f, 0}});
+  const uint32_t a = b.AddProcess(10, "java", "");
+  const uint32_t c = b.AddProcess(20, "java", "");
+  b.AddSample({loc}, a, "t1", 3, 0);
+  b.AddSample({loc}, a, "t2", 1, 0);
+  b.AddSample({loc}, c, "t1", 2, 0);
+  return b.Take();
+}
+
+TEST(FlameTreeTest, SeveralProcessesGetAProcessLevel) {
+  const FlameTree tree = BuildFlameTree(TwoProcesses(), FlameGraphOptions{});
+  EXPECT_EQ(Shape(tree), (std::vector<std::string>{"all@0=6", "java [10]@1=4", "work@2=4", "java [20]@1=2",
+                                                   "work@2=2"}));
+}
+
+TEST(FlameTreeTest, ThreadLevelOnRequest) {
+  FlameGraphOptions options;
+  options.thread_level = true;
+  const FlameTree tree = BuildFlameTree(TwoProcesses(), options);
+  EXPECT_EQ(Shape(tree), (std::vector<std::string>{"all@0=6", "java [10]@1=4", "t1@2=3", "work@3=3", "t2@2=1",
+                                                   "work@3=1", "java [20]@1=2", "t1@2=2", "work@3=2"}));
+  EXPECT_STREQ(tree.frames[tree.nodes[2].frame].kind, "thread");
+  EXPECT_STREQ(tree.frames[tree.nodes[1].frame].kind, "process");
+}
+
+TEST(FlameTreeTest, OneProcessHasNoProcessLevelUnlessAsked) {
+  FlameGraphOptions options;
+  EXPECT_EQ(Find(BuildFlameTree(testing::InlineDemoProfile(), options), "java [4242]", 1), nullptr);
+  options.process_level = true;
+  EXPECT_NE(Find(BuildFlameTree(testing::InlineDemoProfile(), options), "java [4242]", 1), nullptr);
+}
+
+TEST(FlameTreeTest, MinShareDropsNarrowFramesAndTheirSubtrees) {
+  FlameGraphOptions options;
+  options.min_share = 0.05;  // 60 of 1200 samples
+  const FlameTree tree = BuildFlameTree(testing::InlineDemoProfile(), options);
+  EXPECT_EQ(Find(tree, "Interpreter", 4), nullptr);         // 50
+  EXPECT_EQ(Find(tree, "asm_exc_page_fault", 7), nullptr);  // 30
+  EXPECT_EQ(Find(tree, "clear_page_erms", 8), nullptr);     // 30, under a dropped frame
+  EXPECT_EQ(Find(tree, "[libjvm.so]", 2), nullptr);         // 20
+  ASSERT_NE(Find(tree, "demo.Inline.checksum(long[])", 5), nullptr);  // 200
+  // A parent keeps its full width: the dropped samples stay counted in it.
+  EXPECT_EQ(Find(tree, "StubRoutines::call_stub", 3)->total, 1180u);
+}
+
+TEST(FlameTreeTest, EmptyProfileIsJustTheRoot) {
+  const FlameTree tree = BuildFlameTree(Profile{}, FlameGraphOptions{});
+  EXPECT_EQ(Shape(tree), (std::vector<std::string>{"all@0=0"}));
+}
+
+// Preorder invariant the page relies on: depth rises by at most one from node to node, and a
+// node's total is at least the sum of its children's.
+TEST(FlameTreeTest, SyntheticTreeIsAConsistentPreorder) {
+  const FlameTree tree = BuildFlameTree(testing::SyntheticProfile(20000, 7), FlameGraphOptions{});
+  ASSERT_FALSE(tree.nodes.empty());
+  EXPECT_EQ(tree.nodes[0].total, 20000u);
+  std::vector<uint64_t> children_sum(tree.nodes.size());
+  std::vector<size_t> path;
+  for (size_t i = 0; i < tree.nodes.size(); ++i) {
+    const FlameNode& n = tree.nodes[i];
+    if (i > 0) {
+      ASSERT_LE(n.depth, tree.nodes[i - 1].depth + 1) << i;
+    }
+    path.resize(n.depth);
+    if (n.depth > 0) children_sum[path.back()] += n.total;
+    path.push_back(i);
+  }
+  for (size_t i = 0; i < tree.nodes.size(); ++i) EXPECT_LE(children_sum[i], tree.nodes[i].total) << i;
+}
+
+}  // namespace
+}  // namespace jitdump::report

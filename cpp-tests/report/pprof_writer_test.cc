@@ -1,0 +1,207 @@
+// The pprof writer, read back with the protobuf classes generated from pprof's own profile.proto:
+// the fields pprof's readers depend on (string table, sample types, ids, inline chains as Lines,
+// mapping flags, labels). go tool pprof itself reads the same output in test_pprof_consumer.py.
+#include "jitdump/report/pprof_writer.h"
+
+#include <google/protobuf/io/gzip_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "cpp-tests/report/test_profiles.h"
+#include "profile.pb.h"
+
+namespace jitdump::report {
+namespace {
+
+namespace pb = perftools::profiles;
+
+pb::Profile Decode(const std::string& bytes) {
+  google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
+  google::protobuf::io::GzipInputStream gzip(&raw, google::protobuf::io::GzipInputStream::GZIP);
+  pb::Profile profile;
+  EXPECT_TRUE(profile.ParseFromZeroCopyStream(&gzip));
+  return profile;
+}
+
+pb::Profile Written(const Profile& profile) {
+  std::ostringstream out;
+  const Status status = WritePprof(profile, out);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  const std::string bytes = out.str();
+  // gzip's magic: pprof sniffs it to decide whether to decompress.
+  EXPECT_GE(bytes.size(), 2u);
+  EXPECT_EQ(static_cast<unsigned char>(bytes[0]), 0x1f);
+  EXPECT_EQ(static_cast<unsigned char>(bytes[1]), 0x8b);
+  return Decode(bytes);
+}
+
+std::string Str(const pb::Profile& p, int64_t index) {
+  EXPECT_GE(index, 0);
+  EXPECT_LT(index, p.string_table_size());
+  return index >= 0 && index < p.string_table_size() ? p.string_table(static_cast<int>(index)) : "?";
+}
+
+const pb::Function& FunctionById(const pb::Profile& p, uint64_t id) {
+  for (const pb::Function& f : p.function()) {
+    if (f.id() == id) return f;
+  }
+  ADD_FAILURE() << "no function " << id;
+  return p.function(0);
+}
+
+const pb::Location& LocationById(const pb::Profile& p, uint64_t id) {
+  for (const pb::Location& l : p.location()) {
+    if (l.id() == id) return l;
+  }
+  ADD_FAILURE() << "no location " << id;
+  return p.location(0);
+}
+
+TEST(PprofWriterTest, HeaderNamesSampleTypesPeriodAndDuration) {
+  const pb::Profile p = Written(testing::InlineDemoProfile());
+  ASSERT_GT(p.string_table_size(), 0);
+  EXPECT_EQ(p.string_table(0), "");  // pprof rejects a table whose entry 0 is not ""
+  ASSERT_EQ(p.sample_type_size(), 2);
+  EXPECT_EQ(Str(p, p.sample_type(0).type()), "samples");
+  EXPECT_EQ(Str(p, p.sample_type(0).unit()), "count");
+  EXPECT_EQ(Str(p, p.sample_type(1).type()), "cpu");
+  EXPECT_EQ(Str(p, p.sample_type(1).unit()), "nanoseconds");
+  EXPECT_EQ(Str(p, p.period_type().type()), "cpu");
+  EXPECT_EQ(Str(p, p.period_type().unit()), "nanoseconds");
+  EXPECT_EQ(p.period(), 250000);
+  EXPECT_EQ(Str(p, p.default_sample_type()), "cpu");
+  EXPECT_EQ(p.duration_nanos(), 1200 * 250000);
+  EXPECT_EQ(p.time_nanos(), 0);  // perf's clock is not the wall clock pprof means
+  ASSERT_EQ(p.comment_size(), 1);
+  EXPECT_EQ(Str(p, p.comment(0)), "pid 4242 java dump /tmp/run/jit-4242.dump");
+}
+
+TEST(PprofWriterTest, SamplesKeepCountsTimeAndLabels) {
+  const Profile model = testing::InlineDemoProfile();
+  const pb::Profile p = Written(model);
+  ASSERT_EQ(p.sample_size(), static_cast<int>(model.samples.size()));
+  for (int i = 0; i < p.sample_size(); ++i) {
+    const pb::Sample& s = p.sample(i);
+    const Sample& expected = model.samples[i];
+    ASSERT_EQ(s.location_id_size(), static_cast<int>(expected.locations.size()));
+    for (int k = 0; k < s.location_id_size(); ++k) EXPECT_EQ(s.location_id(k), expected.locations[k] + 1);
+    ASSERT_EQ(s.value_size(), 2);
+    EXPECT_EQ(s.value(0), static_cast<int64_t>(expected.count));
+    EXPECT_EQ(s.value(1), static_cast<int64_t>(expected.nanos));
+    ASSERT_EQ(s.label_size(), 2);
+    EXPECT_EQ(Str(p, s.label(0).key()), "thread");
+    EXPECT_EQ(Str(p, s.label(0).str()), expected.thread);
+    EXPECT_EQ(Str(p, s.label(1).key()), "pid");
+    EXPECT_EQ(s.label(1).num(), 4242);
+  }
+}
+
+// The first sample's caller frame is caller() inlined into main(): one Location, two Lines,
+// innermost first, each naming its function and file.
+TEST(PprofWriterTest, InlineChainIsOneLocationWithLinesInnermostFirst) {
+  const pb::Profile p = Written(testing::InlineDemoProfile());
+  const pb::Location& call = LocationById(p, p.sample(0).location_id(1));
+  EXPECT_EQ(call.address(), 0x7f000000203fu);
+  ASSERT_EQ(call.line_size(), 2);
+  EXPECT_EQ(Str(p, FunctionById(p, call.line(0).function_id()).name()), "demo.Inline.caller()");
+  EXPECT_EQ(call.line(0).line(), 20);
+  EXPECT_EQ(Str(p, FunctionById(p, call.line(1).function_id()).name()), "demo.Inline.main(java.lang.String[])");
+  EXPECT_EQ(call.line(1).line(), 31);
+  EXPECT_EQ(Str(p, FunctionById(p, call.line(0).function_id()).filename()), "demo/Inline.java");
+
+  const pb::Location& leaf = LocationById(p, p.sample(0).location_id(0));
+  ASSERT_EQ(leaf.line_size(), 1);
+  EXPECT_EQ(Str(p, FunctionById(p, leaf.line(0).function_id()).name()), "demo.Inline.leaf(int)");
+  EXPECT_EQ(leaf.line(0).line(), 12);
+}
+
+TEST(PprofWriterTest, IdsAreNonZeroAndEveryReferenceResolves) {
+  const pb::Profile p = Written(testing::InlineDemoProfile());
+  for (const pb::Function& f : p.function()) {
+    EXPECT_NE(f.id(), 0u);
+    EXPECT_EQ(f.system_name(), f.name());
+  }
+  for (const pb::Location& l : p.location()) {
+    EXPECT_NE(l.id(), 0u);
+    bool mapped = l.mapping_id() == 0;
+    for (const pb::Mapping& m : p.mapping()) mapped = mapped || m.id() == l.mapping_id();
+    EXPECT_TRUE(mapped) << "location " << l.id() << " mapping " << l.mapping_id();
+    for (const pb::Line& line : l.line()) FunctionById(p, line.function_id());
+  }
+  for (const pb::Sample& s : p.sample()) {
+    for (uint64_t id : s.location_id()) LocationById(p, id);
+  }
+}
+
+// A mapping marked as resolved is not symbolized again by pprof from the binary on disk (the
+// JIT code is gone, and perf's names for libjvm are the ones the report used).
+TEST(PprofWriterTest, MappingsSayWhatIsResolved) {
+  const pb::Profile p = Written(testing::InlineDemoProfile());
+  ASSERT_EQ(p.mapping_size(), 4);  // Profile::mappings[0] ("no mapping") is not written
+  const pb::Mapping& jit = p.mapping(0);
+  EXPECT_EQ(jit.id(), 1u);
+  EXPECT_EQ(Str(p, jit.filename()), "[jit] jit-4242.dump");
+  EXPECT_EQ(jit.memory_start(), 0x7f0000000000u);
+  EXPECT_EQ(jit.memory_limit(), 0x7f0001000000u);
+  EXPECT_TRUE(jit.has_functions());
+  EXPECT_TRUE(jit.has_filenames());
+  EXPECT_TRUE(jit.has_line_numbers());
+  EXPECT_TRUE(jit.has_inline_frames());
+  const pb::Mapping& kernel = p.mapping(3);
+  EXPECT_EQ(Str(p, kernel.filename()), "[kernel.kallsyms]");
+  EXPECT_TRUE(kernel.has_functions());
+  EXPECT_FALSE(kernel.has_filenames());
+  EXPECT_FALSE(kernel.has_line_numbers());
+}
+
+TEST(PprofWriterTest, MappingWithoutNamesIsLeftForPprofToSymbolize) {
+  ProfileBuilder b;
+  const uint32_t lib = b.AddMapping("/usr/lib/libfoo.so", 0x1000, 0x2000, 0);
+  b.AddSample({b.AddLocation(0x1234, lib, {})}, b.AddProcess(1, "a", ""), "t", 1, 0);
+  const pb::Profile p = Written(b.Take());
+  ASSERT_EQ(p.mapping_size(), 1);
+  EXPECT_FALSE(p.mapping(0).has_functions());
+  EXPECT_EQ(p.location(0).line_size(), 0);
+  EXPECT_EQ(Str(p, p.default_sample_type()), "samples");  // no sample carries time
+}
+
+// The writer emits the profile in slices of a few thousand entries (concatenated messages
+// merge); a profile larger than one slice must read back whole and in order.
+TEST(PprofWriterTest, LargeProfileReadsBackWhole) {
+  const Profile model = testing::SyntheticProfile(40000, 3);
+  ASSERT_GT(model.samples.size(), 4096u);
+  ASSERT_GT(model.locations.size(), 4096u);
+  const pb::Profile p = Written(model);
+  ASSERT_EQ(p.sample_size(), static_cast<int>(model.samples.size()));
+  ASSERT_EQ(p.location_size(), static_cast<int>(model.locations.size()));
+  ASSERT_EQ(p.function_size(), static_cast<int>(model.functions.size()));
+  uint64_t total = 0;
+  for (const pb::Sample& s : p.sample()) total += static_cast<uint64_t>(s.value(0));
+  EXPECT_EQ(total, 40000u);
+  for (int i = 0; i < p.location_size(); ++i) EXPECT_EQ(p.location(i).id(), static_cast<uint64_t>(i) + 1);
+  const Function& last = model.functions.back();
+  EXPECT_EQ(Str(p, p.function(p.function_size() - 1).name()), last.name);
+  EXPECT_EQ(Str(p, p.function(p.function_size() - 1).filename()), last.file);
+}
+
+TEST(PprofWriterTest, DanglingIndexIsAnErrorAndWritesNothing) {
+  Profile profile = testing::InlineDemoProfile();
+  profile.locations[0].lines[0].function = 9999;
+  std::ostringstream out;
+  const Status status = WritePprof(profile, out);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(status.ToString().find("function"), std::string::npos) << status.ToString();
+  EXPECT_TRUE(out.str().empty());
+}
+
+TEST(PprofWriterTest, FailedStreamIsAnError) {
+  std::ostringstream out;
+  out.setstate(std::ios::badbit);
+  EXPECT_FALSE(WritePprof(testing::InlineDemoProfile(), out).ok());
+}
+
+}  // namespace
+}  // namespace jitdump::report

@@ -1,0 +1,168 @@
+#include "jitdump/report/flamegraph_data.h"
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace jitdump::report {
+namespace {
+
+// A JSON string literal (nlohmann escapes it; bytes that are not UTF-8 become U+FFFD) with '<'
+// written as \u003c: inside a <script> element "</script" or "<!--" would end or bend it.
+std::string ScriptSafeJson(std::string_view text) {
+  const std::string json = nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string out;
+  out.reserve(json.size());
+  for (char c : json) {
+    if (c == '<') {
+      out += "\\u003c";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Numbers go out through to_chars: a million-node tree is several million of them.
+class ArrayWriter {
+ public:
+  ArrayWriter(std::ostream& out, std::string_view key) : out_(out) { out_ << '"' << key << "\":["; }
+  ~ArrayWriter() { out_ << ']'; }
+  void Number(int64_t value) {
+    char buffer[24];
+    char* p = buffer;
+    if (!first_) *p++ = ',';
+    first_ = false;
+    p = std::to_chars(p, buffer + sizeof buffer, value).ptr;
+    out_.write(buffer, p - buffer);
+  }
+  void String(std::string_view text) {
+    if (!first_) out_ << ',';
+    first_ = false;
+    out_ << ScriptSafeJson(text);
+  }
+
+ private:
+  std::ostream& out_;
+  bool first_ = true;
+};
+
+const char* const kKinds[] = {"root",        "process", "thread", "compiled", "inlined",
+                              "interpreted", "stub",    "native", "kernel",   "unknown"};
+
+int KindIndex(std::string_view kind) {
+  for (size_t i = 0; i < std::size(kKinds); ++i) {
+    if (kind == kKinds[i]) return static_cast<int>(i);
+  }
+  return static_cast<int>(std::size(kKinds)) - 1;
+}
+
+void WriteProcesses(const Profile& profile, std::ostream& out) {
+  out << "\"processes\":[";
+  for (size_t i = 0; i < profile.processes.size(); ++i) {
+    const Process& p = profile.processes[i];
+    out << (i ? "," : "") << "{\"pid\":" << p.pid << ",\"command\":" << ScriptSafeJson(p.command)
+        << ",\"dump\":" << ScriptSafeJson(p.dump) << '}';
+  }
+  out << ']';
+}
+
+void WriteFrames(const FlameTree& tree, std::ostream& out) {
+  std::vector<std::string_view> files{""};
+  std::unordered_map<std::string_view, int64_t> file_ids{{"", 0}};
+  std::vector<int64_t> file_of;
+  file_of.reserve(tree.frames.size());
+  for (const FlameFrame& frame : tree.frames) {
+    const auto [it, inserted] = file_ids.try_emplace(frame.file, static_cast<int64_t>(files.size()));
+    if (inserted) files.push_back(frame.file);
+    file_of.push_back(it->second);
+  }
+  {
+    ArrayWriter kinds(out, "kinds");
+    for (const char* kind : kKinds) kinds.String(kind);
+  }
+  out << ',';
+  {
+    ArrayWriter names(out, "files");
+    for (std::string_view file : files) names.String(file);
+  }
+  out << ",\"frames\":{";
+  {
+    ArrayWriter names(out, "name");
+    for (const FlameFrame& frame : tree.frames) names.String(frame.name);
+  }
+  out << ',';
+  {
+    ArrayWriter file(out, "file");
+    for (int64_t id : file_of) file.Number(id);
+  }
+  out << ',';
+  {
+    ArrayWriter kind(out, "kind");
+    for (const FlameFrame& frame : tree.frames) kind.Number(KindIndex(frame.kind));
+  }
+  out << '}';
+}
+
+void WriteNodes(const FlameTree& tree, std::ostream& out) {
+  out << "\"nodes\":{";
+  {
+    ArrayWriter frame(out, "frame");
+    for (const FlameNode& node : tree.nodes) frame.Number(node.frame);
+  }
+  out << ',';
+  {
+    ArrayWriter depth(out, "depth");
+    int64_t previous = 0;
+    for (const FlameNode& node : tree.nodes) {
+      depth.Number(static_cast<int64_t>(node.depth) - previous);
+      previous = node.depth;
+    }
+  }
+  out << ',';
+  {
+    ArrayWriter total(out, "total");
+    for (const FlameNode& node : tree.nodes) total.Number(static_cast<int64_t>(node.total));
+  }
+  out << ',';
+  {
+    ArrayWriter lines(out, "lines");
+    for (const FlameNode& node : tree.nodes) lines.Number(static_cast<int64_t>(node.lines.size()));
+  }
+  out << ',';
+  {
+    ArrayWriter line(out, "line");
+    for (const FlameNode& node : tree.nodes) {
+      for (const FlameLine& l : node.lines) line.Number(l.line);
+    }
+  }
+  out << ',';
+  {
+    ArrayWriter samples(out, "line_samples");
+    for (const FlameNode& node : tree.nodes) {
+      for (const FlameLine& l : node.lines) samples.Number(static_cast<int64_t>(l.samples));
+    }
+  }
+  out << '}';
+}
+
+}  // namespace
+
+void WriteFlameGraphData(const Profile& profile, const FlameTree& tree, const FlameGraphOptions& options,
+                         std::ostream& out) {
+  const uint64_t total = tree.nodes.empty() ? 0 : tree.nodes[0].total;
+  const uint64_t duration = profile.end_ns > profile.start_ns ? profile.end_ns - profile.start_ns : 0;
+  out << "{\"version\":1,\"title\":" << ScriptSafeJson(options.title) << ",\"total\":" << total
+      << ",\"period_ns\":" << profile.period_ns << ",\"duration_ns\":" << duration << ',';
+  WriteProcesses(profile, out);
+  out << ',';
+  WriteFrames(tree, out);
+  out << ',';
+  WriteNodes(tree, out);
+  out << '}';
+}
+
+}  // namespace jitdump::report

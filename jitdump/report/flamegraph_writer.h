@@ -1,0 +1,17 @@
+// The HTML flame graph: one self-contained page (its script, style and data inline; no request
+// of any kind) that opens offline in any browser, drawn on a canvas from the aggregated call tree.
+#pragma once
+
+#include <ostream>
+
+#include "jitdump/report/flamegraph_options.h"
+#include "jitdump/report/profile.h"
+#include "jitdump/status.h"
+
+namespace jitdump::report {
+
+// Writes the page for `profile` to `out`. Errors: a profile with dangling indexes
+// (CheckProfile), or a failed write.
+Status WriteFlameGraphHtml(const Profile& profile, const FlameGraphOptions& options, std::ostream& out);
+
+}  // namespace jitdump::report

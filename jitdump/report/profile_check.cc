@@ -1,0 +1,30 @@
+#include "jitdump/report/profile_check.h"
+
+namespace jitdump::report {
+
+Status CheckProfile(const Profile& profile) {
+  if (profile.mappings.empty()) return Status::Error("profile: mappings[0] (no mapping) is missing", 0);
+  for (const Location& location : profile.locations) {
+    if (location.mapping >= profile.mappings.size()) {
+      return Status::Error("profile: a location names a mapping that does not exist", 0);
+    }
+    for (const Line& line : location.lines) {
+      if (line.function >= profile.functions.size()) {
+        return Status::Error("profile: a location's line names a function that does not exist", 0);
+      }
+    }
+  }
+  for (const Sample& sample : profile.samples) {
+    for (uint32_t location : sample.locations) {
+      if (location >= profile.locations.size()) {
+        return Status::Error("profile: a sample names a location that does not exist", 0);
+      }
+    }
+    if (sample.process >= profile.processes.size() && !(profile.processes.empty() && sample.process == 0)) {
+      return Status::Error("profile: a sample names a process that does not exist", 0);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace jitdump::report
