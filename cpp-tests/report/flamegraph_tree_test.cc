@@ -69,23 +69,32 @@ TEST(FlameTreeTest, FramesCarryKindAndFile) {
   EXPECT_STREQ(tree.frames[Find(tree, "[libjvm.so]", 2)->frame].kind, "unknown");
 }
 
+// "line:samples" per line of a node, in the tree's order.
+std::vector<std::string> LinesOf(const FlameTree& tree, const FlameNode* node) {
+  std::vector<std::string> out;
+  for (uint32_t l = 0; node && l < node->line_count; ++l) {
+    const FlameLine& line = tree.lines[node->first_line + l];
+    out.push_back(std::to_string(line.line) + ":" + std::to_string(line.samples));
+  }
+  return out;
+}
+
 TEST(FlameTreeTest, LinesPerNodeMostSamplesFirst) {
   const FlameTree tree = BuildFlameTree(testing::InlineDemoProfile(), FlameGraphOptions{});
-  const FlameNode* leaf = Find(tree, "demo.Inline.leaf(int)", 6);
-  ASSERT_NE(leaf, nullptr);
-  ASSERT_EQ(leaf->lines.size(), 2u);
-  EXPECT_EQ(leaf->lines[0].line, 12u);
-  EXPECT_EQ(leaf->lines[0].samples, 600u);
-  EXPECT_EQ(leaf->lines[1].line, 14u);
-  EXPECT_EQ(leaf->lines[1].samples, 30u);
+  EXPECT_EQ(LinesOf(tree, Find(tree, "demo.Inline.leaf(int)", 6)), (std::vector<std::string>{"12:600", "14:30"}));
   // main's samples are at its call sites: 31 (caller, inlined), 33 (digest), 35 (checksum).
-  const FlameNode* main_node = Find(tree, "demo.Inline.main(java.lang.String[])", 4);
-  ASSERT_NE(main_node, nullptr);
-  ASSERT_EQ(main_node->lines.size(), 3u);
-  EXPECT_EQ(main_node->lines[0].line, 31u);
-  EXPECT_EQ(main_node->lines[0].samples, 630u);
+  EXPECT_EQ(LinesOf(tree, Find(tree, "demo.Inline.main(java.lang.String[])", 4)),
+            (std::vector<std::string>{"31:630", "33:300", "35:200"}));
+  EXPECT_EQ(LinesOf(tree, Find(tree, "demo.Inline.digest(long[])", 5)), (std::vector<std::string>{"52:300"}));
   // Line 0 (unknown) is never listed.
-  EXPECT_TRUE(Find(tree, "StubRoutines::call_stub", 3)->lines.empty());
+  EXPECT_TRUE(LinesOf(tree, Find(tree, "StubRoutines::call_stub", 3)).empty());
+  // Every node's lines are its own slice of the flat array, in preorder.
+  uint32_t next = 0;
+  for (const FlameNode& n : tree.nodes) {
+    EXPECT_EQ(n.first_line, next);
+    next += n.line_count;
+  }
+  EXPECT_EQ(next, tree.lines.size());
 }
 
 TEST(FlameTreeTest, FramesAreSortedByNameSoIndexIsRank) {

@@ -118,20 +118,34 @@ TEST(FlameGraphWriterTest, DataEncodesTheTree) {
   const auto& nodes = data["nodes"];
   ASSERT_EQ(nodes["frame"].size(), tree.nodes.size());
   int64_t depth = 0;
-  size_t line = 0;
+  size_t more = 0;
+  size_t single_line_nodes = 0;
   for (size_t i = 0; i < tree.nodes.size(); ++i) {
+    const FlameNode& node = tree.nodes[i];
     depth += nodes["depth"][i].get<int64_t>();
-    EXPECT_EQ(nodes["frame"][i], tree.nodes[i].frame);
-    EXPECT_EQ(depth, tree.nodes[i].depth);
-    EXPECT_EQ(nodes["total"][i], tree.nodes[i].total);
-    ASSERT_EQ(nodes["lines"][i], tree.nodes[i].lines.size());
-    for (const FlameLine& l : tree.nodes[i].lines) {
-      EXPECT_EQ(nodes["line"][line], l.line);
-      EXPECT_EQ(nodes["line_samples"][line], l.samples);
-      ++line;
+    EXPECT_EQ(nodes["frame"][i], node.frame);
+    EXPECT_EQ(depth, node.depth);
+    EXPECT_EQ(nodes["total"][i], node.total);
+    const int64_t code = nodes["line"][i].get<int64_t>();
+    if (node.line_count == 0) {
+      EXPECT_EQ(code, 0);
+    } else if (code > 0) {  // one line holding every sample
+      ++single_line_nodes;
+      ASSERT_EQ(node.line_count, 1u);
+      EXPECT_EQ(code, tree.lines[node.first_line].line);
+      EXPECT_EQ(tree.lines[node.first_line].samples, node.total);
+    } else {
+      ASSERT_EQ(-code, node.line_count);
+      for (uint32_t l = 0; l < node.line_count; ++l, ++more) {
+        EXPECT_EQ(nodes["more_line"][more], tree.lines[node.first_line + l].line);
+        EXPECT_EQ(nodes["more_samples"][more], tree.lines[node.first_line + l].samples);
+      }
     }
   }
-  EXPECT_EQ(nodes["line"].size(), line);
+  EXPECT_EQ(nodes["more_line"].size(), more);
+  EXPECT_EQ(nodes["more_samples"].size(), more);
+  EXPECT_GT(more, 0u);               // leaf(int) and main() have several lines
+  EXPECT_GT(single_line_nodes, 0u);  // caller(), digest(), both mix()
 }
 
 TEST(FlameGraphWriterTest, DanglingIndexIsAnError) {

@@ -1,6 +1,8 @@
 // Writes the report outputs of a test profile for the consumer tests (go tool pprof, Chromium):
 //   report_fixture_gen inline OUTDIR             the known-inlining profile (test_profiles.h)
-//   report_fixture_gen synthetic OUTDIR SAMPLES  the large synthetic profile
+//   report_fixture_gen synthetic OUTDIR SAMPLES [scattered]
+//                                                the large synthetic profile (service-shaped, or
+//                                                the scattered worst case)
 // OUTDIR receives profile.pb.gz, flamegraph.html and manifest.json. The manifest describes the
 // input, not the outputs: for `inline` the whole Profile (so a test derives what a consumer must
 // show on its own), for `synthetic` its sizes and, per search query, the samples whose stacks
@@ -9,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -69,8 +72,17 @@ uint64_t SamplesMatching(const Profile& p, const std::string& query) {
   return samples;
 }
 
+double CpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+// Writes one output and records its wall and CPU time (CPU time is what a loaded machine does
+// not inflate) as NAME_ms and NAME_cpu_ms in the manifest.
 template <typename Write>
-double TimedWrite(const std::filesystem::path& path, Write write) {
+void TimedWrite(const std::filesystem::path& path, json& manifest, const std::string& name, Write write) {
+  const double cpu = CpuMs();
   const auto start = std::chrono::steady_clock::now();
   std::ofstream out(path, std::ios::binary);
   const jitdump::Status status = write(out);
@@ -79,31 +91,36 @@ double TimedWrite(const std::filesystem::path& path, Write write) {
     std::fprintf(stderr, "report_fixture_gen: writing %s: %s\n", path.c_str(), status.ToString().c_str());
     std::exit(1);
   }
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  manifest[name + "_ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  manifest[name + "_cpu_ms"] = CpuMs() - cpu;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool synthetic = argc == 4 && std::strcmp(argv[1], "synthetic") == 0;
-  if (!(argc == 3 && std::strcmp(argv[1], "inline") == 0) && !synthetic) {
-    std::fprintf(stderr, "usage: report_fixture_gen inline OUTDIR | synthetic OUTDIR SAMPLES\n");
+  const bool synthetic = (argc == 4 || argc == 5) && std::strcmp(argv[1], "synthetic") == 0;
+  const bool scattered = argc == 5 && std::strcmp(argv[4], "scattered") == 0;
+  if ((!(argc == 3 && std::strcmp(argv[1], "inline") == 0) && !synthetic) || (argc == 5 && !scattered)) {
+    std::fprintf(stderr, "usage: report_fixture_gen inline OUTDIR | synthetic OUTDIR SAMPLES [scattered]\n");
     return 2;
   }
   const std::filesystem::path dir = argv[2];
   std::filesystem::create_directories(dir);
   const auto built_at = std::chrono::steady_clock::now();
-  const Profile profile = synthetic ? jitdump::report::testing::SyntheticProfile(std::stoull(argv[3]), 12)
+  const Profile profile = synthetic ? jitdump::report::testing::SyntheticProfile(
+                                          std::stoull(argv[3]), 12,
+                                          scattered ? jitdump::report::testing::SyntheticShape::kScattered
+                                                    : jitdump::report::testing::SyntheticShape::kService)
                                     : jitdump::report::testing::InlineDemoProfile();
   const double build_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - built_at).count();
   jitdump::report::FlameGraphOptions options;
   options.title = synthetic ? "Synthetic profile" : "Inline demo <&> \"profile\"";
   json manifest;
-  manifest["write_pprof_ms"] =
-      TimedWrite(dir / "profile.pb.gz", [&](std::ostream& out) { return WritePprof(profile, out); });
-  manifest["write_html_ms"] = TimedWrite(
-      dir / "flamegraph.html", [&](std::ostream& out) { return WriteFlameGraphHtml(profile, options, out); });
+  TimedWrite(dir / "profile.pb.gz", manifest, "write_pprof",
+             [&](std::ostream& out) { return WritePprof(profile, out); });
+  TimedWrite(dir / "flamegraph.html", manifest, "write_html",
+             [&](std::ostream& out) { return WriteFlameGraphHtml(profile, options, out); });
   manifest["build_profile_ms"] = build_ms;
   manifest["title"] = options.title;
   uint64_t total = 0;
@@ -112,6 +129,7 @@ int main(int argc, char** argv) {
   manifest["distinct_stacks"] = profile.samples.size();
   manifest["locations"] = profile.locations.size();
   manifest["functions"] = profile.functions.size();
+  manifest["shape"] = !synthetic ? "inline" : scattered ? "scattered" : "service";
   for (const char* query : {"com.example.db", "Interpreter", "clear_page_erms", "arraycopy"}) {
     manifest["searches"].push_back({{"query", query}, {"samples", SamplesMatching(profile, query)}});
   }

@@ -118,7 +118,8 @@ size_t Skewed(std::mt19937_64& rng, size_t n) {
 
 }  // namespace
 
-Profile SyntheticProfile(uint64_t samples, uint64_t seed) {
+Profile SyntheticProfile(uint64_t samples, uint64_t seed, SyntheticShape shape) {
+  const bool scattered = shape == SyntheticShape::kScattered;
   ProfileBuilder b;
   std::mt19937_64 rng(seed);
   constexpr uint64_t kPeriod = 1000000;  // 1 kHz
@@ -143,15 +144,29 @@ Profile SyntheticProfile(uint64_t samples, uint64_t seed) {
   const uint32_t pids[] = {b.AddProcess(1001, "java", "/tmp/run/jit-1001.dump"),
                            b.AddProcess(1002, "java", "/tmp/run/jit-1002.dump")};
 
+  // The framework chains service stacks start with (thread pools, servlet filters, ...).
+  std::vector<std::vector<uint32_t>> frameworks(4);
+  for (std::vector<uint32_t>& chain : frameworks) {
+    const size_t length = 10 + rng() % 15;
+    for (size_t i = 0; i < length; ++i) {
+      const Graph::Method& m = graph.methods[rng() % graph.methods.size()];
+      chain.push_back(b.AddLocation(0x7f0000008000 + rng() % 0x8000, jit, {{m.compiled, m.first_line + 3}}));
+    }
+  }
+
   // Distinct stacks first, then samples drawn from them with a skew, as real profiles are a few
   // hot paths over a long tail.
-  const size_t distinct = std::max<size_t>(1, samples / 8);
+  const size_t distinct = std::max<size_t>(1, samples / (scattered ? 8 : 25));
   std::vector<std::vector<uint32_t>> stacks(distinct);
   std::uniform_real_distribution<double> u(0, 1);
   for (std::vector<uint32_t>& stack : stacks) {
     std::vector<uint32_t> root_first(base.rbegin(), base.rend());
     root_first.push_back(call_stub);
-    const size_t depth = 6 + rng() % 50;
+    if (!scattered) {
+      const std::vector<uint32_t>& chain = frameworks[Skewed(rng, frameworks.size())];
+      root_first.insert(root_first.end(), chain.begin(), chain.end());
+    }
+    const size_t depth = scattered ? 6 + rng() % 50 : 3 + rng() % 22;
     uint32_t method = static_cast<uint32_t>(Skewed(rng, 40));  // a few entry points
     std::vector<Line> chain;  // the current location's inline chain, outermost first
     for (size_t d = 0; d < depth; ++d) {

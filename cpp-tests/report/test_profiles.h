@@ -19,9 +19,19 @@ namespace jitdump::report::testing {
 // inlined into main(). Java functions are in demo/Inline.java.
 Profile InlineDemoProfile();
 
+// How the synthetic profile's stacks are spread.
+enum class SyntheticShape {
+  // A service: every stack starts in one of four framework chains (10-24 frames) and branches
+  // below them; a distinct stack per 25 samples.
+  kService,
+  // The worst case for size: stacks are random walks from the first frames on, a distinct
+  // stack per 8 samples, so few call paths are shared.
+  kScattered,
+};
+
 // `samples` samples over two JVMs and sixteen threads, drawn from a random call graph of a few
 // thousand Java methods (with inline chains, interpreted frames, stubs, native and kernel
 // frames). Deterministic for a given seed.
-Profile SyntheticProfile(uint64_t samples, uint64_t seed);
+Profile SyntheticProfile(uint64_t samples, uint64_t seed, SyntheticShape shape = SyntheticShape::kService);
 
 }  // namespace jitdump::report::testing

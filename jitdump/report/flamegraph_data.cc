@@ -107,6 +107,14 @@ void WriteFrames(const FlameTree& tree, std::ostream& out) {
   out << '}';
 }
 
+// A node's "line" entry (flamegraph_data.h): the line itself when it holds all the samples.
+int64_t LineCode(const FlameTree& tree, const FlameNode& node) {
+  if (node.line_count == 0) return 0;
+  const FlameLine& only = tree.lines[node.first_line];
+  if (node.line_count == 1 && only.samples == node.total) return only.line;
+  return -static_cast<int64_t>(node.line_count);
+}
+
 void WriteNodes(const FlameTree& tree, std::ostream& out) {
   out << "\"nodes\":{";
   {
@@ -129,21 +137,25 @@ void WriteNodes(const FlameTree& tree, std::ostream& out) {
   }
   out << ',';
   {
-    ArrayWriter lines(out, "lines");
-    for (const FlameNode& node : tree.nodes) lines.Number(static_cast<int64_t>(node.lines.size()));
+    ArrayWriter line(out, "line");
+    for (const FlameNode& node : tree.nodes) line.Number(LineCode(tree, node));
   }
   out << ',';
   {
-    ArrayWriter line(out, "line");
+    ArrayWriter line(out, "more_line");
     for (const FlameNode& node : tree.nodes) {
-      for (const FlameLine& l : node.lines) line.Number(l.line);
+      if (LineCode(tree, node) >= 0) continue;
+      for (uint32_t l = 0; l < node.line_count; ++l) line.Number(tree.lines[node.first_line + l].line);
     }
   }
   out << ',';
   {
-    ArrayWriter samples(out, "line_samples");
+    ArrayWriter samples(out, "more_samples");
     for (const FlameNode& node : tree.nodes) {
-      for (const FlameLine& l : node.lines) samples.Number(static_cast<int64_t>(l.samples));
+      if (LineCode(tree, node) >= 0) continue;
+      for (uint32_t l = 0; l < node.line_count; ++l) {
+        samples.Number(static_cast<int64_t>(tree.lines[node.first_line + l].samples));
+      }
     }
   }
   out << '}';

@@ -9,9 +9,12 @@
 //    "files": ["", "demo/Demo.java", ...],                       file names, indexed below
 //    "frames": {"name": [...], "file": [file index], "kind": [kind index]},
 //    "nodes": {"frame": [frame index], "depth": [depth minus the previous node's depth],
-//              "total": [samples], "lines": [number of line entries],
-//              "line": [line numbers], "line_samples": [samples at that line]}}
-// nodes are in preorder (FlameTree); node i owns the next lines[i] entries of line/line_samples.
+//              "total": [samples],
+//              "line": [0: no known line; N > 0: every sample of the node is at line N;
+//                       -K: the node's K lines are the next K entries of more_line/more_samples],
+//              "more_line": [line numbers], "more_samples": [samples at that line]}}
+// nodes are in preorder (FlameTree). Most nodes have one line holding all their samples, so
+// that case costs one number; lines are listed most samples first.
 #pragma once
 
 #include <ostream>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string_view>
 #include <unordered_map>
@@ -9,12 +10,22 @@
 namespace jitdump::report {
 namespace {
 
+constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+
+// Nodes while building, in creation order (a parent before its children). Lines are kept in a
+// shared pool as per-node linked lists: most nodes have one line, none needs an allocation.
 struct BuildNode {
   uint32_t frame;
   uint32_t parent;
   uint32_t depth;
+  uint32_t first_line = kNone;  // index into the line pool
   uint64_t total = 0;
-  std::vector<FlameLine> lines;
+};
+
+struct PooledLine {
+  uint32_t line;
+  uint32_t next;  // next line of the same node, or kNone
+  uint64_t samples;
 };
 
 // Frames while building: Profile function i is frame i; pseudo frames are appended after them.
@@ -52,33 +63,61 @@ std::string ProcessFrameName(const Process& process) {
          "]";
 }
 
+// The tree under construction. Finding a node's child by frame is the hot path (once per frame
+// per distinct stack), so children are found through one open-addressing table of node indexes
+// keyed by (parent, frame), not a node-based map: millions of nodes, no allocation per node.
 class TreeBuilder {
  public:
-  TreeBuilder() { nodes_.push_back(BuildNode{0, 0, 0, 0, {}}); }
+  TreeBuilder(uint32_t root_frame) : slots_(1024, kNone) { nodes_.push_back(BuildNode{root_frame, kNone, 0}); }
 
   uint32_t Child(uint32_t parent, uint32_t frame) {
-    const uint64_t key = (uint64_t{parent} << 32) | frame;
-    const auto [it, inserted] = children_.try_emplace(key, static_cast<uint32_t>(nodes_.size()));
-    if (inserted) nodes_.push_back(BuildNode{frame, parent, nodes_[parent].depth + 1, 0, {}});
-    return it->second;
+    for (size_t slot = Slot(parent, frame);; slot = (slot + 1) & (slots_.size() - 1)) {
+      const uint32_t node = slots_[slot];
+      if (node == kNone) {
+        slots_[slot] = static_cast<uint32_t>(nodes_.size());
+        nodes_.push_back(BuildNode{frame, parent, nodes_[parent].depth + 1});
+        if (nodes_.size() * 2 > slots_.size()) Grow();
+        return static_cast<uint32_t>(nodes_.size() - 1);
+      }
+      if (nodes_[node].parent == parent && nodes_[node].frame == frame) return node;
+    }
   }
+
   void Count(uint32_t node, uint64_t samples, uint32_t line) {
     BuildNode& n = nodes_[node];
     n.total += samples;
     if (line == 0) return;
-    for (FlameLine& l : n.lines) {
-      if (l.line == line) {
-        l.samples += samples;
+    for (uint32_t l = n.first_line; l != kNone; l = lines_[l].next) {
+      if (lines_[l].line == line) {
+        lines_[l].samples += samples;
         return;
       }
     }
-    n.lines.push_back(FlameLine{line, samples});
+    lines_.push_back(PooledLine{line, n.first_line, samples});
+    n.first_line = static_cast<uint32_t>(lines_.size() - 1);
   }
+
   std::vector<BuildNode>& nodes() { return nodes_; }
+  const std::vector<PooledLine>& lines() const { return lines_; }
+  void ReleaseIndex() { std::vector<uint32_t>().swap(slots_); }
 
  private:
+  size_t Slot(uint32_t parent, uint32_t frame) const {
+    const uint64_t key = (uint64_t{parent} << 32 | frame) * 0x9e3779b97f4a7c15u;  // Fibonacci hashing
+    return static_cast<size_t>(key >> 32) & (slots_.size() - 1);
+  }
+  void Grow() {
+    slots_.assign(slots_.size() * 2, kNone);
+    for (uint32_t i = 1; i < nodes_.size(); ++i) {
+      size_t slot = Slot(nodes_[i].parent, nodes_[i].frame);
+      while (slots_[slot] != kNone) slot = (slot + 1) & (slots_.size() - 1);
+      slots_[slot] = i;
+    }
+  }
+
   std::vector<BuildNode> nodes_;
-  std::unordered_map<uint64_t, uint32_t> children_;
+  std::vector<PooledLine> lines_;
+  std::vector<uint32_t> slots_;  // node indexes; size a power of two, at most half full
 };
 
 void AddSamples(const Profile& profile, const FlameGraphOptions& options, FrameTable& frames, TreeBuilder& tree) {
@@ -138,15 +177,25 @@ std::vector<uint32_t> RankFrames(std::vector<FlameFrame>& all, const std::vector
   return rank;
 }
 
+// Appends node `n`'s pooled lines to `out`, most samples first.
+void AppendLines(const TreeBuilder& builder, const BuildNode& n, std::vector<FlameLine>& out) {
+  const size_t first = out.size();
+  for (uint32_t l = n.first_line; l != kNone; l = builder.lines()[l].next) {
+    out.push_back(FlameLine{builder.lines()[l].line, builder.lines()[l].samples});
+  }
+  std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), [](const FlameLine& a, const FlameLine& b) {
+    return a.samples != b.samples ? a.samples > b.samples : a.line < b.line;
+  });
+}
+
 }  // namespace
 
 FlameTree BuildFlameTree(const Profile& profile, const FlameGraphOptions& options) {
   FrameTable frames(profile);
-  const uint32_t root_frame = frames.Pseudo("all", "root");
-  TreeBuilder builder;
-  builder.nodes()[0].frame = root_frame;
+  TreeBuilder builder(frames.Pseudo("all", "root"));
   AddSamples(profile, options, frames, builder);
-  std::vector<BuildNode>& nodes = builder.nodes();
+  builder.ReleaseIndex();
+  const std::vector<BuildNode>& nodes = builder.nodes();
 
   // Nodes are created after their parents, so one forward pass sees a parent's verdict first.
   const double threshold = std::ceil(options.min_share * static_cast<double>(nodes[0].total));
@@ -169,6 +218,7 @@ FlameTree BuildFlameTree(const Profile& profile, const FlameGraphOptions& option
   for (uint32_t i = 1; i < nodes.size(); ++i) {
     if (kept[i]) children[fill[nodes[i].parent]++] = i;
   }
+  std::vector<uint32_t>().swap(fill);
   for (size_t p = 0; p < nodes.size(); ++p) {
     std::sort(children.begin() + first[p], children.begin() + first[p + 1],
               [&](uint32_t a, uint32_t b) { return rank[nodes[a].frame] < rank[nodes[b].frame]; });
@@ -180,11 +230,11 @@ FlameTree BuildFlameTree(const Profile& profile, const FlameGraphOptions& option
   while (!stack.empty()) {
     const uint32_t i = stack.back();
     stack.pop_back();
-    BuildNode& n = nodes[i];
-    std::sort(n.lines.begin(), n.lines.end(), [](const FlameLine& a, const FlameLine& b) {
-      return a.samples != b.samples ? a.samples > b.samples : a.line < b.line;
-    });
-    tree.nodes.push_back(FlameNode{rank[n.frame], n.depth, n.total, std::move(n.lines)});
+    const BuildNode& n = nodes[i];
+    const uint32_t first_line = static_cast<uint32_t>(tree.lines.size());
+    AppendLines(builder, n, tree.lines);
+    tree.nodes.push_back(FlameNode{rank[n.frame], n.depth, n.total, first_line,
+                                   static_cast<uint32_t>(tree.lines.size() - first_line)});
     for (uint32_t c = first[i + 1]; c > first[i]; --c) stack.push_back(children[c - 1]);
   }
   return tree;

@@ -31,7 +31,10 @@ struct FlameNode {
   uint32_t frame = 0;  // index into FlameTree::frames
   uint32_t depth = 0;  // 0 for the root
   uint64_t total = 0;  // samples in this node and below
-  std::vector<FlameLine> lines;  // known lines only (line 0 is not listed), most samples first
+  // The node's known lines (line 0 is not listed), most samples first:
+  // FlameTree::lines[first_line, first_line + line_count).
+  uint32_t first_line = 0;
+  uint32_t line_count = 0;
 };
 
 struct FlameTree {
@@ -40,6 +43,9 @@ struct FlameTree {
   std::vector<FlameFrame> frames;
   // Preorder: a node's children follow it, each followed by its own subtree.
   std::vector<FlameNode> nodes;
+  // Every node's lines, node after node (one flat array: a tree of millions of nodes must not
+  // cost an allocation per node).
+  std::vector<FlameLine> lines;
 };
 
 // `profile` must pass CheckProfile. Counts are samples (Sample::count).

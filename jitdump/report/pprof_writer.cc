@@ -163,8 +163,10 @@ void WriteFunctions(const Profile& profile, StringTable& strings, ChunkWriter& w
     const Function& function = profile.functions[i];
     pb::Function* f = writer.chunk().add_function();
     f->set_id(i + 1);
+    // system_name stays empty: pprof treats a function whose name equals its system name as
+    // not yet demangled and, finding "::" or "[]" in it, cuts the parameter list off ("main"
+    // for main(java.lang.String[])), merging overloads. Java names here are final.
     f->set_name(strings.Index(function.name));
-    f->set_system_name(f->name());
     f->set_filename(strings.Index(function.file));
     writer.FlushEvery(writer.chunk().function_size(), kChunkEntries);
   }

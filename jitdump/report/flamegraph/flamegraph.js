@@ -63,7 +63,7 @@
     const start = new Float64Array(n);  // in samples, from the left edge of the root
     const end = new Int32Array(n);  // one past the last node of the subtree
     const parent = new Int32Array(n);
-    const lineStart = new Int32Array(n + 1);
+    const moreStart = new Int32Array(n);  // where a node's lines start in more_line, if there
     const path = [];  // path[d]: the open node at depth d
     const nextX = [];  // nextX[d]: where the next child of path[d] starts
     let d = 0;
@@ -82,7 +82,10 @@
       }
       nextX[d] = start[i];
       path.push(i);
-      lineStart[i + 1] = lineStart[i] + nodes.lines[i];
+    }
+    for (let i = 0, more = 0; i < n; i++) {
+      moreStart[i] = more;
+      if (nodes.line[i] < 0) more -= nodes.line[i];
     }
     while (path.length) end[path.pop()] = n;
     const maxDepth = Int32Array.from(depth);  // deepest level in each subtree
@@ -91,12 +94,13 @@
     }
     const kindOf = Array.from(data.frames.kind, (k) => data.kinds[k]);
     return {
-      n, frame, total, self, depth, start, end, parent, lineStart, maxDepth, kindOf,
+      n, frame, total, self, depth, start, end, parent, moreStart, maxDepth, kindOf,
       names: data.frames.name,
       fileOf: Array.from(data.frames.file, (f) => data.files[f]),
       frameCount: data.frames.name.length,
-      line: nodes.line,
-      lineSamples: nodes.line_samples,
+      lineCode: nodes.line,
+      moreLine: nodes.more_line,
+      moreSamples: nodes.more_samples,
       all: n ? total[0] : 0,
     };
   }
@@ -417,17 +421,19 @@
     tooltip.style.top = Math.max(0, y) + 'px';
   }
 
-  // "demo/Demo.java:41 (87%)" per known line, most samples first (at most four), or the file.
+  // "demo/Inline.java:41 (87.00% of this frame)" per known line, most samples first (at most
+  // four), or just the file when no line is known.
   function sourceLines(i, f) {
-    const file = m.fileOf[f];
-    const from = m.lineStart[i];
-    const to = m.lineStart[i + 1];
-    if (from === to) return file ? [file] : [];
+    const file = m.fileOf[f] || '?';
+    const code = m.lineCode[i];
+    if (code === 0) return m.fileOf[f] ? [m.fileOf[f]] : [];
+    if (code > 0) return [file + ':' + code + ' (100.00% of this frame)'];
+    const from = m.moreStart[i];
     const out = [];
-    for (let k = from; k < to && k < from + 4; k++) {
-      out.push((file || '?') + ':' + m.line[k] + ' (' + percent(m.lineSamples[k], m.total[i]) + ' of this frame)');
+    for (let k = from; k < from - code && k < from + 4; k++) {
+      out.push(file + ':' + m.moreLine[k] + ' (' + percent(m.moreSamples[k], m.total[i]) + ' of this frame)');
     }
-    if (to - from > 4) out.push('and ' + (to - from - 4) + ' more lines');
+    if (-code > 4) out.push('and ' + (-code - 4) + ' more lines');
     return out;
   }
 
