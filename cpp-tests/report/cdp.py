@@ -35,6 +35,7 @@ class Browser:
     """One Chromium process with one page (a flattened session on a new target)."""
 
     def __init__(self, user_data_dir, net_log=None, width=1280, height=800):
+        os.makedirs(user_data_dir, exist_ok=True)
         to_browser_r, self._to_browser = os.pipe()
         self._from_browser, from_browser_w = os.pipe()
 
