@@ -168,6 +168,11 @@ class Browser:
         self.mouse("mousePressed", x, y, button="left", clickCount=1)
         self.mouse("mouseReleased", x, y, button="left", clickCount=1)
 
+    def exceptions(self):
+        """Uncaught exceptions of the page's scripts so far, as Chromium describes them."""
+        return [e["params"]["exceptionDetails"].get("exception", {}).get("description", e["params"]["exceptionDetails"])
+                for e in self.events if e["method"] == "Runtime.exceptionThrown"]
+
     def requests(self):
         """URLs of every request the page started or had blocked, from the Network events seen."""
         urls = []

@@ -36,3 +36,9 @@ def million_outputs(tmp_path_factory):
     """(directory, manifest) for the 1M-sample service-shaped synthetic profile."""
     return generate(tmp_path_factory, "synthetic", "1000000")
 
+
+
+@pytest.fixture(scope="session")
+def scattered_outputs(tmp_path_factory):
+    """(directory, manifest) for 1M samples in the scattered (size worst case) shape."""
+    return generate(tmp_path_factory, "synthetic", "1000000", "scattered")

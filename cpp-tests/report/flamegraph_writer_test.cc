@@ -5,13 +5,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cpp-tests/report/test_profiles.h"
 #include "jitdump/report/flamegraph_assets.h"
+#include "jitdump/report/flamegraph_data.h"
 #include "jitdump/report/flamegraph_tree.h"
 
 namespace jitdump::report {
@@ -34,6 +37,52 @@ std::string DataOf(const std::string& page) {
   const size_t end = page.find("</script>", start);
   EXPECT_NE(end, std::string::npos);
   return page.substr(start, end - start);
+}
+
+// Decodes a packed column (flamegraph_data.h) the way the page does.
+std::vector<int64_t> Unpack(const std::string& text, bool is_signed) {
+  const std::string_view alphabet(kPackAlphabet);
+  std::vector<int64_t> out;
+  uint64_t value = 0;
+  int shift = 0;
+  for (char c : text) {
+    const size_t digit = alphabet.find(c);
+    EXPECT_NE(digit, std::string_view::npos) << c;
+    value |= static_cast<uint64_t>(digit & 31) << shift;
+    shift += 5;
+    if (digit >= 32) continue;
+    out.push_back(!is_signed ? static_cast<int64_t>(value)
+                  : (value & 1) ? -static_cast<int64_t>((value + 1) / 2) : static_cast<int64_t>(value / 2));
+    value = 0;
+    shift = 0;
+  }
+  EXPECT_EQ(shift, 0) << "column ends inside a number";
+  return out;
+}
+
+// The packing rule by hand, then at its digit boundaries through a page: frames whose sample
+// counts are 1 .. 2^40 come back as written.
+TEST(FlameGraphWriterTest, PackedNumbersRoundTrip) {
+  EXPECT_EQ(Unpack("A", false), std::vector<int64_t>{0});
+  EXPECT_EQ(Unpack("f", false), std::vector<int64_t>{31});
+  EXPECT_EQ(Unpack("gB", false), std::vector<int64_t>{32});
+  EXPECT_EQ(Unpack("B", true), std::vector<int64_t>{-1});
+  EXPECT_EQ(Unpack("C", true), std::vector<int64_t>{1});
+
+  const std::vector<int64_t> counts = {1, 31, 32, 1023, 1024, 32767, 32768, 1LL << 40};
+  ProfileBuilder b;
+  int64_t all = 0;
+  for (int64_t count : counts) {
+    const uint32_t f = b.AddFunction("f" + std::to_string(count), "", FrameKind::kNative);
+    b.AddSample({b.AddLocation(static_cast<uint64_t>(count), 0, {{f, 0}})}, 0, "", static_cast<uint64_t>(count), 0);
+    all += count;
+  }
+  const nlohmann::json data = nlohmann::json::parse(DataOf(Page(b.Take())));
+  std::vector<int64_t> totals = Unpack(data["nodes"]["total"], false);
+  std::sort(totals.begin(), totals.end());
+  std::vector<int64_t> expected = counts;
+  expected.push_back(all);  // the root
+  EXPECT_EQ(totals, expected);
 }
 
 TEST(FlameGraphWriterTest, AssetsCannotEndTheirElementsEarly) {
@@ -102,7 +151,7 @@ TEST(FlameGraphWriterTest, DataEncodesTheTree) {
   const Profile profile = testing::InlineDemoProfile();
   const FlameTree tree = BuildFlameTree(profile, FlameGraphOptions{});
   const nlohmann::json data = nlohmann::json::parse(DataOf(Page(profile)));
-  EXPECT_EQ(data["version"], 1);
+  EXPECT_EQ(data["version"], 2);
   EXPECT_EQ(data["total"], 1200);
   EXPECT_EQ(data["period_ns"], 250000);
   EXPECT_EQ(data["duration_ns"], 1200 * 250000);
@@ -116,34 +165,45 @@ TEST(FlameGraphWriterTest, DataEncodesTheTree) {
     EXPECT_EQ(data["kinds"][frames["kind"][f].get<size_t>()], tree.frames[f].kind);
   }
   const auto& nodes = data["nodes"];
-  ASSERT_EQ(nodes["frame"].size(), tree.nodes.size());
+  ASSERT_EQ(nodes["count"], tree.nodes.size());
+  const std::vector<int64_t> frame = Unpack(nodes["frame"], false);
+  const std::vector<int64_t> depth_delta = Unpack(nodes["depth"], true);
+  const std::vector<int64_t> total = Unpack(nodes["total"], false);
+  const std::vector<int64_t> line = Unpack(nodes["line"], true);
+  const std::vector<int64_t> more_line = Unpack(nodes["more_line"], false);
+  const std::vector<int64_t> more_samples = Unpack(nodes["more_samples"], false);
+  ASSERT_EQ(frame.size(), tree.nodes.size());
+  ASSERT_EQ(depth_delta.size(), tree.nodes.size());
+  ASSERT_EQ(total.size(), tree.nodes.size());
+  ASSERT_EQ(line.size(), tree.nodes.size());
+  ASSERT_EQ(more_line.size(), nodes["more_count"].get<size_t>());
+  ASSERT_EQ(more_samples.size(), more_line.size());
   int64_t depth = 0;
   size_t more = 0;
   size_t single_line_nodes = 0;
   for (size_t i = 0; i < tree.nodes.size(); ++i) {
     const FlameNode& node = tree.nodes[i];
-    depth += nodes["depth"][i].get<int64_t>();
-    EXPECT_EQ(nodes["frame"][i], node.frame);
+    depth += depth_delta[i];
+    EXPECT_EQ(frame[i], node.frame);
     EXPECT_EQ(depth, node.depth);
-    EXPECT_EQ(nodes["total"][i], node.total);
-    const int64_t code = nodes["line"][i].get<int64_t>();
+    EXPECT_EQ(total[i], static_cast<int64_t>(node.total));
     if (node.line_count == 0) {
-      EXPECT_EQ(code, 0);
-    } else if (code > 0) {  // one line holding every sample
+      EXPECT_EQ(line[i], 0);
+    } else if (line[i] > 0) {  // one line holding every sample
       ++single_line_nodes;
       ASSERT_EQ(node.line_count, 1u);
-      EXPECT_EQ(code, tree.lines[node.first_line].line);
+      EXPECT_EQ(line[i], tree.lines[node.first_line].line);
       EXPECT_EQ(tree.lines[node.first_line].samples, node.total);
     } else {
-      ASSERT_EQ(-code, node.line_count);
+      ASSERT_EQ(-line[i], node.line_count);
       for (uint32_t l = 0; l < node.line_count; ++l, ++more) {
-        EXPECT_EQ(nodes["more_line"][more], tree.lines[node.first_line + l].line);
-        EXPECT_EQ(nodes["more_samples"][more], tree.lines[node.first_line + l].samples);
+        ASSERT_LT(more, more_line.size());
+        EXPECT_EQ(more_line[more], tree.lines[node.first_line + l].line);
+        EXPECT_EQ(more_samples[more], static_cast<int64_t>(tree.lines[node.first_line + l].samples));
       }
     }
   }
-  EXPECT_EQ(nodes["more_line"].size(), more);
-  EXPECT_EQ(nodes["more_samples"].size(), more);
+  EXPECT_EQ(more_line.size(), more);
   EXPECT_GT(more, 0u);               // leaf(int) and main() have several lines
   EXPECT_GT(single_line_nodes, 0u);  // caller(), digest(), both mix()
 }

@@ -39,6 +39,7 @@ def browser(tmp_path_factory):
 def load(browser, path, timeout=300):
     """Opens the page from its file and waits for its first render; returns the wall time in ms."""
     elapsed = browser.navigate("file://" + str(path), timeout=timeout)
+    assert browser.exceptions() == [], browser.exceptions()
     assert browser.evaluate("document.documentElement.dataset.ready") == "true", "the page did not finish rendering"
     return elapsed
 
@@ -337,15 +338,32 @@ def test_million_samples(browser, million_outputs):
     press(browser, "Escape")
     assert fg(browser, "state()")["zoom"] == 0
 
-    figure("flamegraph_1m_html_bytes", os.path.getsize(page))
-    figure("flamegraph_1m_tree_nodes", browser.evaluate("JSON.parse(document.getElementById('profile-data')"
-                                                         ".textContent).nodes.frame.length"))
-    figure("flamegraph_1m_write_ms", round(manifest["write_html_ms"]))
-    figure("flamegraph_1m_write_cpu_ms", round(manifest["write_html_cpu_ms"]))
-    figure("flamegraph_1m_load_event_ms", round(nav["loadEventEnd"]))
-    figure("flamegraph_1m_first_render_ms", round(timings["script_start_ms"] + timings["first_render_ms"]))
-    figure("flamegraph_1m_json_parse_ms", round(timings["parse_ms"]))
-    figure("flamegraph_1m_model_ms", round(timings["model_ms"]))
-    figure("flamegraph_1m_navigate_wall_ms", round(wall))
+    page_figures("flamegraph_1m", browser, page, manifest, wall, timings, nav)
     figure("flamegraph_1m_search_ms_max", round(max(search_ms)))
     figure("flamegraph_1m_zoom_render_ms", round(zoom_ms))
+
+
+def page_figures(prefix, browser, page, manifest, wall, timings, nav):
+    figure(f"{prefix}_html_bytes", os.path.getsize(page))
+    figure(f"{prefix}_tree_nodes", fg(browser, "nodeCount"))
+    figure(f"{prefix}_distinct_stacks", manifest["distinct_stacks"])
+    figure(f"{prefix}_write_ms", round(manifest["write_html_ms"]))
+    figure(f"{prefix}_write_cpu_ms", round(manifest["write_html_cpu_ms"]))
+    figure(f"{prefix}_load_event_ms", round(nav["loadEventEnd"]))
+    figure(f"{prefix}_first_render_ms", round(timings["script_start_ms"] + timings["first_render_ms"]))
+    figure(f"{prefix}_json_parse_ms", round(timings["parse_ms"]))
+    figure(f"{prefix}_model_ms", round(timings["model_ms"]))
+    figure(f"{prefix}_navigate_wall_ms", round(wall))
+
+
+def test_million_scattered_samples_worst_case(browser, scattered_outputs):
+    """The size worst case: 1M samples whose stacks share little (millions of tree nodes). The
+    page must still load, count every sample and answer a search right."""
+    out, manifest = scattered_outputs
+    page = out / "flamegraph.html"
+    wall = load(browser, page, timeout=600)
+    assert fg(browser, "total") == manifest["samples"] == 1000000
+    search = manifest["searches"][0]
+    assert fg(browser, f"search({js_string(search['query'])})")["samples"] == search["samples"]
+    page_figures("flamegraph_1m_scattered", browser, page, manifest, wall, fg(browser, "timings"),
+                 browser.evaluate("performance.getEntriesByType('navigation')[0].toJSON()"))

@@ -26,7 +26,7 @@ std::string ScriptSafeJson(std::string_view text) {
   return out;
 }
 
-// Numbers go out through to_chars: a million-node tree is several million of them.
+// A JSON array of the frame table (thousands of entries, not millions: plain JSON).
 class ArrayWriter {
  public:
   ArrayWriter(std::ostream& out, std::string_view key) : out_(out) { out_ << '"' << key << "\":["; }
@@ -48,6 +48,36 @@ class ArrayWriter {
  private:
   std::ostream& out_;
   bool first_ = true;
+};
+
+// A column of numbers packed into one JSON string (flamegraph_data.h), several times smaller
+// than a JSON array of decimals.
+class PackedWriter {
+ public:
+  PackedWriter(std::ostream& out, std::string_view key) : out_(out) { out_ << '"' << key << "\":\""; }
+  ~PackedWriter() {
+    Flush();
+    out_ << '"';
+  }
+  void Unsigned(uint64_t value) {
+    while (value >= 32) {
+      buffer_ += kPackAlphabet[32 + (value & 31)];
+      value >>= 5;
+    }
+    buffer_ += kPackAlphabet[value];
+    if (buffer_.size() >= 1 << 16) Flush();
+  }
+  void Signed(int64_t value) {
+    Unsigned(value < 0 ? ~(static_cast<uint64_t>(value) << 1) : static_cast<uint64_t>(value) << 1);
+  }
+
+ private:
+  void Flush() {
+    out_ << buffer_;
+    buffer_.clear();
+  }
+  std::ostream& out_;
+  std::string buffer_;
 };
 
 const char* const kKinds[] = {"root",        "process", "thread", "compiled", "inlined",
@@ -116,46 +146,48 @@ int64_t LineCode(const FlameTree& tree, const FlameNode& node) {
 }
 
 void WriteNodes(const FlameTree& tree, std::ostream& out) {
-  out << "\"nodes\":{";
+  size_t more = 0;
+  for (const FlameNode& node : tree.nodes) {
+    if (LineCode(tree, node) < 0) more += node.line_count;
+  }
+  out << "\"nodes\":{\"count\":" << tree.nodes.size() << ',';
   {
-    ArrayWriter frame(out, "frame");
-    for (const FlameNode& node : tree.nodes) frame.Number(node.frame);
+    PackedWriter frame(out, "frame");
+    for (const FlameNode& node : tree.nodes) frame.Unsigned(node.frame);
   }
   out << ',';
   {
-    ArrayWriter depth(out, "depth");
+    PackedWriter depth(out, "depth");
     int64_t previous = 0;
     for (const FlameNode& node : tree.nodes) {
-      depth.Number(static_cast<int64_t>(node.depth) - previous);
+      depth.Signed(static_cast<int64_t>(node.depth) - previous);
       previous = node.depth;
     }
   }
   out << ',';
   {
-    ArrayWriter total(out, "total");
-    for (const FlameNode& node : tree.nodes) total.Number(static_cast<int64_t>(node.total));
+    PackedWriter total(out, "total");
+    for (const FlameNode& node : tree.nodes) total.Unsigned(node.total);
   }
   out << ',';
   {
-    ArrayWriter line(out, "line");
-    for (const FlameNode& node : tree.nodes) line.Number(LineCode(tree, node));
+    PackedWriter line(out, "line");
+    for (const FlameNode& node : tree.nodes) line.Signed(LineCode(tree, node));
   }
-  out << ',';
+  out << ",\"more_count\":" << more << ',';
   {
-    ArrayWriter line(out, "more_line");
+    PackedWriter line(out, "more_line");
     for (const FlameNode& node : tree.nodes) {
       if (LineCode(tree, node) >= 0) continue;
-      for (uint32_t l = 0; l < node.line_count; ++l) line.Number(tree.lines[node.first_line + l].line);
+      for (uint32_t l = 0; l < node.line_count; ++l) line.Unsigned(tree.lines[node.first_line + l].line);
     }
   }
   out << ',';
   {
-    ArrayWriter samples(out, "more_samples");
+    PackedWriter samples(out, "more_samples");
     for (const FlameNode& node : tree.nodes) {
       if (LineCode(tree, node) >= 0) continue;
-      for (uint32_t l = 0; l < node.line_count; ++l) {
-        samples.Number(static_cast<int64_t>(tree.lines[node.first_line + l].samples));
-      }
+      for (uint32_t l = 0; l < node.line_count; ++l) samples.Unsigned(tree.lines[node.first_line + l].samples);
     }
   }
   out << '}';
@@ -167,7 +199,7 @@ void WriteFlameGraphData(const Profile& profile, const FlameTree& tree, const Fl
                          std::ostream& out) {
   const uint64_t total = tree.nodes.empty() ? 0 : tree.nodes[0].total;
   const uint64_t duration = profile.end_ns > profile.start_ns ? profile.end_ns - profile.start_ns : 0;
-  out << "{\"version\":1,\"title\":" << ScriptSafeJson(options.title) << ",\"total\":" << total
+  out << "{\"version\":2,\"title\":" << ScriptSafeJson(options.title) << ",\"total\":" << total
       << ",\"period_ns\":" << profile.period_ns << ",\"duration_ns\":" << duration << ',';
   WriteProcesses(profile, out);
   out << ',';

@@ -10,6 +10,11 @@
 (function () {
   'use strict';
 
+  // A page that fails to draw says so where the status line is, instead of staying blank.
+  window.addEventListener('error', (e) => {
+    document.getElementById('status').textContent = 'This page could not draw the profile: ' + e.message;
+  });
+
   const ROW = 18;  // px per stack level
   const MIN_WIDTH = 0.5;  // px: a narrower frame, and everything above it, is not drawn
   const FONT = '12px ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", monospace';
@@ -29,6 +34,12 @@
   };
   const LEGEND_KINDS = ['compiled', 'inlined', 'interpreted', 'stub', 'native', 'kernel', 'unknown'];
   const MATCH = {hue: 300, sat: 85, light: 62};
+
+  // One packed column of the data (flamegraph_data.h): little-endian 5-bit digits, alphabet
+  // positions 32-63 continuing a number and 0-31 ending it; signed columns are zigzag-encoded.
+  const PACK_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const DIGIT = new Int8Array(128).fill(-1);
+  for (let i = 0; i < 64; i++) DIGIT[PACK_ALPHABET.charCodeAt(i)] = i;
 
   const timings = {script_start_ms: performance.now()};
   const data = JSON.parse(document.getElementById('profile-data').textContent);
@@ -53,12 +64,36 @@
 
   // ---- the model: typed arrays over the preorder nodes ----
 
+  function unpack(text, count, signed, Type) {
+    const out = new Type(count);
+    let value = 0;
+    let scale = 1;
+    let k = 0;
+    for (let i = 0; i < text.length; i++) {
+      const digit = DIGIT[text.charCodeAt(i)];
+      if (digit < 0) throw new Error('flame graph data: bad character in a packed column');
+      if (digit >= 32) {
+        value += (digit - 32) * scale;
+        scale *= 32;
+        continue;
+      }
+      value += digit * scale;
+      out[k++] = !signed ? value : value % 2 ? -(value + 1) / 2 : value / 2;
+      value = 0;
+      scale = 1;
+    }
+    if (k !== count) throw new Error('flame graph data: a packed column holds ' + k + ' numbers, not ' + count);
+    return out;
+  }
+
   function buildModel(data) {
     const nodes = data.nodes;
-    const n = nodes.frame.length;
-    const frame = Int32Array.from(nodes.frame);
-    const total = Float64Array.from(nodes.total);
-    const self = Float64Array.from(nodes.total);
+    const n = nodes.count;
+    const frame = unpack(nodes.frame, n, false, Int32Array);
+    const total = unpack(nodes.total, n, false, Float64Array);
+    const depthDelta = unpack(nodes.depth, n, true, Int32Array);
+    const lineCode = unpack(nodes.line, n, true, Float64Array);
+    const self = Float64Array.from(total);
     const depth = new Int32Array(n);
     const start = new Float64Array(n);  // in samples, from the left edge of the root
     const end = new Int32Array(n);  // one past the last node of the subtree
@@ -68,7 +103,7 @@
     const nextX = [];  // nextX[d]: where the next child of path[d] starts
     let d = 0;
     for (let i = 0; i < n; i++) {
-      d += nodes.depth[i];
+      d += depthDelta[i];
       while (path.length > d) end[path.pop()] = i;
       depth[i] = d;
       if (d > 0) {
@@ -83,11 +118,11 @@
       nextX[d] = start[i];
       path.push(i);
     }
+    while (path.length) end[path.pop()] = n;
     for (let i = 0, more = 0; i < n; i++) {
       moreStart[i] = more;
-      if (nodes.line[i] < 0) more -= nodes.line[i];
+      if (lineCode[i] < 0) more -= lineCode[i];
     }
-    while (path.length) end[path.pop()] = n;
     const maxDepth = Int32Array.from(depth);  // deepest level in each subtree
     for (let i = n - 1; i > 0; i--) {
       if (maxDepth[i] > maxDepth[parent[i]]) maxDepth[parent[i]] = maxDepth[i];
@@ -98,9 +133,9 @@
       names: data.frames.name,
       fileOf: Array.from(data.frames.file, (f) => data.files[f]),
       frameCount: data.frames.name.length,
-      lineCode: nodes.line,
-      moreLine: nodes.more_line,
-      moreSamples: nodes.more_samples,
+      lineCode,
+      moreLine: unpack(nodes.more_line, nodes.more_count, false, Float64Array),
+      moreSamples: unpack(nodes.more_samples, nodes.more_count, false, Float64Array),
       all: n ? total[0] : 0,
     };
   }
@@ -480,6 +515,7 @@
   window.flameGraph = {
     timings,
     total: m.all,
+    nodeCount: m.n,
     // Every distinct frame: {name, kind, file}.
     frames: () => m.names.map((name, f) => ({name, kind: m.kindOf[f], file: m.fileOf[f]})),
     // The nodes of frames named `name`: {index, depth, total, self, kind}.
