@@ -78,11 +78,27 @@ double CpuMs() {
   return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
+// A field of /proc/self/status in kB ("VmRSS:", "VmHWM:"), 0 when missing.
+long StatusKb(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(field, 0) == 0) return std::stol(line.substr(field.size()));
+  }
+  return 0;
+}
+
+// Sets the peak (VmHWM) back to the current size, so the next peak is the writer's alone.
+void ResetPeakRss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
 // Writes one output and records its wall and CPU time (CPU time is what a loaded machine does
-// not inflate) as NAME_ms and NAME_cpu_ms in the manifest.
+// not inflate) as NAME_ms and NAME_cpu_ms, and the growth of the process's peak memory while
+// writing as NAME_peak_rss_growth_kb, in the manifest.
 template <typename Write>
 void TimedWrite(const std::filesystem::path& path, json& manifest, const std::string& name, Write write) {
   const double cpu = CpuMs();
+  ResetPeakRss();
+  const long rss = StatusKb("VmRSS:");
   const auto start = std::chrono::steady_clock::now();
   std::ofstream out(path, std::ios::binary);
   const jitdump::Status status = write(out);
@@ -93,6 +109,7 @@ void TimedWrite(const std::filesystem::path& path, json& manifest, const std::st
   }
   manifest[name + "_ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   manifest[name + "_cpu_ms"] = CpuMs() - cpu;
+  manifest[name + "_peak_rss_growth_kb"] = StatusKb("VmHWM:") - rss;
 }
 
 }  // namespace
@@ -117,6 +134,7 @@ int main(int argc, char** argv) {
   jitdump::report::FlameGraphOptions options;
   options.title = synthetic ? "Synthetic profile" : "Inline demo <&> \"profile\"";
   json manifest;
+  manifest["profile_rss_kb"] = StatusKb("VmRSS:");
   TimedWrite(dir / "profile.pb.gz", manifest, "write_pprof",
              [&](std::ostream& out) { return WritePprof(profile, out); });
   TimedWrite(dir / "flamegraph.html", manifest, "write_html",

@@ -349,6 +349,7 @@ def page_figures(prefix, browser, page, manifest, wall, timings, nav):
     figure(f"{prefix}_distinct_stacks", manifest["distinct_stacks"])
     figure(f"{prefix}_write_ms", round(manifest["write_html_ms"]))
     figure(f"{prefix}_write_cpu_ms", round(manifest["write_html_cpu_ms"]))
+    figure(f"{prefix}_write_peak_rss_growth_kb", manifest["write_html_peak_rss_growth_kb"])
     figure(f"{prefix}_load_event_ms", round(nav["loadEventEnd"]))
     figure(f"{prefix}_first_render_ms", round(timings["script_start_ms"] + timings["first_render_ms"]))
     figure(f"{prefix}_json_parse_ms", round(timings["parse_ms"]))

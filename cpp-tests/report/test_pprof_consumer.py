@@ -151,4 +151,5 @@ def test_million_samples(million_outputs, tmp_path):
     figure("pprof_1m_bytes", os.path.getsize(profile))
     figure("pprof_1m_write_ms", round(manifest["write_pprof_ms"]))
     figure("pprof_1m_write_cpu_ms", round(manifest["write_pprof_cpu_ms"]))
+    figure("pprof_1m_write_peak_rss_growth_kb", manifest["write_pprof_peak_rss_growth_kb"])
     figure("pprof_1m_go_tool_pprof_top_s", round(elapsed, 2))
