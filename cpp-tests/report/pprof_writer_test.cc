@@ -171,7 +171,7 @@ TEST(PprofWriterTest, MappingWithoutNamesIsLeftForPprofToSymbolize) {
 // The writer emits the profile in slices of a few thousand entries (concatenated messages
 // merge); a profile larger than one slice must read back whole and in order.
 TEST(PprofWriterTest, LargeProfileReadsBackWhole) {
-  const Profile model = testing::SyntheticProfile(40000, 3);
+  const Profile model = testing::SyntheticProfile(40000, 3, testing::SyntheticShape::kScattered);
   ASSERT_GT(model.samples.size(), 4096u);
   ASSERT_GT(model.locations.size(), 4096u);
   const pb::Profile p = Written(model);
