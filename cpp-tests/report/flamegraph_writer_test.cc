@@ -91,16 +91,20 @@ TEST(FlameGraphWriterTest, PackedNumbersRoundTrip) {
 
 TEST(FlameGraphWriterTest, AssetsCannotEndTheirElementsEarly) {
   EXPECT_EQ(flamegraph_assets::Style().find("</style"), std::string_view::npos);
-  EXPECT_EQ(flamegraph_assets::Script().find("</script"), std::string_view::npos);
-  EXPECT_EQ(flamegraph_assets::Script().find("<!--"), std::string_view::npos);
-  EXPECT_GT(flamegraph_assets::Script().size(), 1000u);
+  for (std::string_view script :
+       {flamegraph_assets::ModelScript(), flamegraph_assets::ViewScript(), flamegraph_assets::PageScript()}) {
+    EXPECT_EQ(script.find("</script"), std::string_view::npos);
+    EXPECT_EQ(script.find("<!--"), std::string_view::npos);
+    EXPECT_GT(script.size(), 1000u);
+  }
 }
 
 TEST(FlameGraphWriterTest, PageIsSelfContained) {
   const std::string page = Page(testing::InlineDemoProfile());
   EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
   // Every marker was replaced.
-  for (const char* marker : {"{{TITLE}}", "{{STYLE}}", "{{SCRIPT}}", "{{DATA}}"}) {
+  for (const char* marker : {"{{TITLE}}", "{{STYLE}}", "{{DATA}}", "{{MODEL_SCRIPT}}", "{{VIEW_SCRIPT}}",
+                             "{{PAGE_SCRIPT}}"}) {
     EXPECT_EQ(page.find(marker), std::string::npos) << marker;
   }
   // Nothing that loads from elsewhere: no URL with a scheme and host, no src attribute, no
@@ -118,10 +122,10 @@ TEST(FlameGraphWriterTest, PageIsSelfContained) {
   EXPECT_EQ(hrefs, 1u);  // the icon
   // The content security policy forbids any fetch the page might still attempt.
   EXPECT_NE(page.find("default-src 'none'"), std::string::npos);
-  // Exactly two script elements: the data (not executed) and the page's script.
+  // Exactly four script elements: the data (not executed) and the page's three scripts.
   size_t scripts = 0;
   for (size_t at = page.find("<script"); at != std::string::npos; at = page.find("<script", at + 1)) ++scripts;
-  EXPECT_EQ(scripts, 2u);
+  EXPECT_EQ(scripts, 4u);
 }
 
 TEST(FlameGraphWriterTest, TitleIsEscapedInHtmlAndData) {

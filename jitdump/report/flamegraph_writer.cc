@@ -27,7 +27,7 @@ std::string HtmlEscape(std::string_view text) {
 }
 
 // The skeleton's markers, in the order they appear. Each is replaced by what the page needs
-// there; the style and script are embedded files (flamegraph_writer_test checks that neither holds
+// there; the style and scripts are embedded files (flamegraph_writer_test checks that none holds
 // "</style" or "</script", which would end its element early).
 void WritePage(const Profile& profile, const FlameTree& tree, const FlameGraphOptions& options, std::ostream& out) {
   std::string_view page = flamegraph_assets::Page();
@@ -44,8 +44,12 @@ void WritePage(const Profile& profile, const FlameTree& tree, const FlameGraphOp
       out << HtmlEscape(options.title);
     } else if (marker == "STYLE") {
       out << flamegraph_assets::Style();
-    } else if (marker == "SCRIPT") {
-      out << flamegraph_assets::Script();
+    } else if (marker == "MODEL_SCRIPT") {
+      out << flamegraph_assets::ModelScript();
+    } else if (marker == "VIEW_SCRIPT") {
+      out << flamegraph_assets::ViewScript();
+    } else if (marker == "PAGE_SCRIPT") {
+      out << flamegraph_assets::PageScript();
     } else if (marker == "DATA") {
       WriteFlameGraphData(profile, tree, options, out);
     } else {
