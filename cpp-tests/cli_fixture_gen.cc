@@ -64,6 +64,18 @@ int main(int argc, char** argv) {
     b.Load(5, 0x1000, 0x10, 0, "q\"b\\s\x01\t\xff\xc3(\xe2\x82\xac ok");
     ok &= Write(dir + "/oddname.dump", b.bytes());
   }
+  {
+    // Bytes that are not UTF-8 in every kind of string a dump holds, including sequences only a
+    // loose check takes for UTF-8 (a surrogate, an overlong form, a code point past U+10FFFF):
+    // every --json output must still be valid UTF-8.
+    Builder b;
+    b.Header();
+    b.Samply(4, {"In\xffline.java"}, {"F\xfe"}, {{0, 0, 1, 0, 0}}, {}, {}, {{0, 0, 3, 0}});
+    b.DebugInfo(5, 0x1000, {{0x1000, 7, 0, "S\xed\xa0\x80\xe0\x80\x80\xf4\x90\x80\x80.java"}});
+    b.Load(6, 0x1000, 0x10, 0, "L\xc3(");
+    b.Close(7);
+    ok &= Write(dir + "/oddbytes.dump", b.bytes());
+  }
 
   // Corrupt files, one defect each.
   {

@@ -187,6 +187,75 @@ def scenario_json(d):
     expect(node_lines is not None and len(node_lines) == 20, "20 loads with debug info in node lines JSON")
 
 
+def latin1_fallback(raw):
+    """What the tool's JSON makes of bytes: each well-formed UTF-8 sequence stays, every other
+    byte becomes the code point of the same value."""
+    out, i = [], 0
+    while i < len(raw):
+        for length in (1, 2, 3, 4):
+            try:
+                out.append(raw[i:i + length].decode("utf-8"))
+                i += length
+                break
+            except UnicodeDecodeError:
+                continue
+        else:
+            out.append(chr(raw[i]))
+            i += 1
+    return "".join(out)
+
+
+def strict_json(args, rc=0):
+    """Runs the tool and parses stdout as JSON decoded strictly as UTF-8: output that is not
+    valid UTF-8 fails here, where `json_of` would replace the bad bytes."""
+    proc = subprocess.run([TOOL] + args, capture_output=True)
+    expect(proc.returncode == rc, f"{args}: exit {proc.returncode}, expected {rc}: {proc.stderr[:500]!r}")
+    try:
+        return json.loads(proc.stdout.decode("utf-8", errors="strict"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        expect(False, f"{args}: output is not valid UTF-8 JSON ({e}): {proc.stdout[:300]!r}")
+        return None
+
+
+def scenario_json_utf8(d):
+    """Every --json output is valid UTF-8 JSON, whatever bytes the dump or the path hold; a byte
+    that is not UTF-8 becomes the code point of the same value (0xff -> U+00FF)."""
+    src = os.path.join(d, "oddbytes.dump")
+    odd_dir = os.path.join(os.fsencode(d), b"dir-\xff\xc3(")
+    os.mkdir(odd_dir)
+    path = os.path.join(odd_dir, b"odd-\xfe.dump")
+    with open(src, "rb") as f, open(path, "wb") as out:
+        out.write(f.read())
+    path_text = latin1_fallback(path)
+    arg = os.fsdecode(path)  # subprocess gives the original bytes back to the tool
+    file_name = latin1_fallback(b"S\xed\xa0\x80\xe0\x80\x80\xf4\x90\x80\x80.java")
+    expect(file_name == "S\u00ed\u00a0\u0080\u00e0\u0080\u0080\u00f4\u0090\u0080\u0080.java", repr(file_name))
+
+    info = strict_json(["info", "--json", arg])
+    expect(info is not None and info["file"] == path_text, "info file: " + repr(info and info["file"]))
+    lst = strict_json(["list", "--json", arg])
+    expect(lst is not None and lst[0]["name"] == "L\u00c3(", "list name: " + repr(lst))
+    expect(lst is not None and lst[0]["source"] == "In\u00ffline.java:1-3", "list source: " + repr(lst))
+    lines = strict_json(["lines", "--json", arg])
+    expect(lines is not None and [r["file"] for r in lines[0]["rows"]] == [file_name, "In\u00ffline.java"],
+           "lines files: " + repr(lines))
+    check = strict_json(["check", "--json", arg])
+    expect(check is not None and check["file"] == path_text and check["valid"] is True, "check: " + repr(check))
+    rec = strict_json(["records", "--json", arg])
+    if rec is not None:
+        expect(rec["file"] == path_text, "records file: " + repr(rec["file"]))
+        expect(rec["records"][0]["inline"]["files"] == ["In\u00ffline.java"] and
+               rec["records"][0]["inline"]["function_names"] == ["F\u00fe"], "records inline: " + repr(rec["records"][0]))
+        expect(rec["records"][1]["debug_info"]["entries"][0]["file"] == file_name, "records debug_info file")
+        expect(rec["records"][2]["load"]["name"] == "L\u00c3(", "records load name")
+    strip = strict_json(["strip-inline", "--json", arg])
+    expect(strip is not None and strip["file"] == path_text and strip["sidecar"] == path_text + ".inline" and
+           strip["status"] == "stripped", "strip-inline: " + repr(strip))
+    missing = strict_json(["strip-inline", "--json", os.fsdecode(os.path.join(odd_dir, b"gone-\xff.dump"))], rc=2)
+    expect(missing is not None and missing["status"] == "io-error" and "gone-\u00ff.dump" in missing["error"],
+           "strip-inline error text: " + repr(missing))
+
+
 def scenario_perfmap(d):
     out, _ = expect_rc(["perfmap", os.path.join(d, "truncated.dump")], 0)
     expect(out == "1000 40 old code\n1040 40 new code\n1080 80 old code\n", "latest code wins:\n" + out)

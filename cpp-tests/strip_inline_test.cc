@@ -14,7 +14,9 @@
 
 #include "jitdump/encoder.h"
 #include "jitdump/format.h"
-#include "jitdump/reader.h"
+#include "jitdump/read/consumer_rules.h"
+#include "jitdump/read/decoder.h"
+#include "jitdump/tool/cli.h"
 
 namespace jitdump::tool {
 namespace {
@@ -261,7 +263,7 @@ TEST_F(StripInlineFileTest, CommandLine) {
   auto run = [](std::vector<std::string> args) {
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
-    return StripInlineMain(static_cast<int>(argv.size()), argv.data(), 2);
+    return Main(static_cast<int>(argv.size()), argv.data());
   };
   EXPECT_EQ(run({"jitdump", "strip-inline"}), 2);
   EXPECT_EQ(run({"jitdump", "strip-inline", "--bogus", path_}), 2);

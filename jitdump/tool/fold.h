@@ -8,7 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "jitdump/reader.h"
+#include "jitdump/read/dump.h"
+#include "jitdump/read/queries.h"
 
 namespace jitdump::tool {
 
@@ -24,6 +25,9 @@ struct FoldStats {
 // `sidecar` supplies inline records moved out by `jitdump strip-inline` (may be empty).
 void FoldPerfScript(std::istream& in, const JitDump& dump, const CodeMap& map, const SidecarIndex& sidecar,
                     std::map<std::string, uint64_t>& stacks, FoldStats& stats);
+
+// A hexadecimal address, "0x" optional, at most 16 digits (perf script's ips, addr2line's ADDR).
+bool ParseHex(std::string_view text, uint64_t* value);
 
 // "12345.678901:" (perf script's time field) -> nanoseconds.
 bool ParseSampleTime(std::string_view token, uint64_t* ns);

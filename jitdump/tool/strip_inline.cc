@@ -11,25 +11,12 @@
 #include <string_view>
 
 #include "jitdump/format.h"
-#include "jitdump/reader.h"
+#include "jitdump/read/decoder.h"
+#include "jitdump/read/mapped_file.h"
 #include "jitdump/safe_file.h"
 
 namespace jitdump::tool {
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitInvalid = 1;
-constexpr int kExitUsage = 2;
-
-const char kUsage[] =
-    "usage: jitdump strip-inline [--force] [--json] FILE\n"
-    "Moves samply's inline records (SAMPLY_JIT_CODE_DEBUG_INFO2, written with the agent option\n"
-    "inline=on) out of FILE into FILE.inline, so `perf inject --jit` does not warn about them.\n"
-    "FILE.inline is a jitdump holding each inline record followed by a copy of its CODE_LOAD;\n"
-    "FILE keeps every other record. Both are replaced atomically (written aside, renamed).\n"
-    "Refuses a FILE without a final JIT_CODE_CLOSE (its JVM may still be writing) unless --force.\n"
-    "exit status: 0 stripped or nothing to strip, 1 invalid, not closed or changed meanwhile,\n"
-    "2 usage or I/O error\n";
 
 void Append(std::vector<uint8_t>* out, std::span<const uint8_t> data, uint64_t begin, uint64_t end) {
   out->insert(out->end(), data.begin() + static_cast<ptrdiff_t>(begin), data.begin() + static_cast<ptrdiff_t>(end));
@@ -81,25 +68,9 @@ bool SameFile(const struct stat& a, const struct stat& b) {
          a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
 }
 
-std::string JsonEscape(std::string_view s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-      out += buffer;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
+}  // namespace
 
-const char* StatusName(StripStatus status) {
+const char* StripStatusName(StripStatus status) {
   switch (status) {
     case StripStatus::kOk: return "stripped";
     case StripStatus::kNothingToDo: return "nothing-to-do";
@@ -110,8 +81,6 @@ const char* StatusName(StripStatus status) {
   }
   return "?";
 }
-
-}  // namespace
 
 StripStatus SplitInline(std::span<const uint8_t> data, std::vector<uint8_t>* stripped,
                         std::vector<uint8_t>* sidecar, StripInlineResult* result, std::string* error) {
@@ -220,71 +189,6 @@ StripStatus StripInline(const std::string& dump_path, const StripInlineOptions& 
   }
   SyncDirectoryOf(dump_path);
   return StripStatus::kOk;
-}
-
-int StripInlineMain(int argc, char** argv, int first) {
-  bool force = false, json = false, options_done = false;
-  std::vector<std::string> files;
-  for (int i = first; i < argc; ++i) {
-    const std::string_view a = argv[i];
-    if (!options_done && a == "--") {
-      options_done = true;
-    } else if (!options_done && (a == "--help" || a == "-h")) {
-      std::fputs(kUsage, stdout);
-      return kExitOk;
-    } else if (!options_done && a == "--force") {
-      force = true;
-    } else if (!options_done && a == "--json") {
-      json = true;
-    } else if (!options_done && a.size() > 1 && a[0] == '-') {
-      std::fprintf(stderr, "jitdump: unknown option %s for strip-inline\n%s", argv[i], kUsage);
-      return kExitUsage;
-    } else {
-      files.emplace_back(a);
-    }
-  }
-  if (files.size() != 1) {
-    std::fprintf(stderr, "jitdump: strip-inline takes exactly one FILE\n%s", kUsage);
-    return kExitUsage;
-  }
-  const std::string& path = files[0];
-  StripInlineResult result;
-  std::string error;
-  const StripStatus status = StripInline(path, StripInlineOptions{force}, &result, &error);
-  if (json) {
-    std::printf("{\"file\":%s,\"sidecar\":%s,\"status\":\"%s\",\"inline_records\":%" PRIu64
-                ",\"orphan_records\":%" PRIu64 ",\"loads_copied\":%" PRIu64 ",\"bytes_before\":%" PRIu64
-                ",\"bytes_after\":%" PRIu64 ",\"sidecar_bytes\":%" PRIu64 ",\"error\":%s}\n",
-                JsonEscape(path).c_str(), JsonEscape(path + ".inline").c_str(), StatusName(status),
-                result.inline_records, result.orphan_records, result.loads_copied, result.bytes_before,
-                result.bytes_after, result.sidecar_bytes, JsonEscape(error).c_str());
-  }
-  switch (status) {
-    case StripStatus::kOk:
-      if (!json) {
-        std::printf("%s: moved %" PRIu64 " inline records (%" PRIu64 " CODE_LOADs) to %s.inline (%" PRIu64
-                    " bytes); %s is now %" PRIu64 " bytes (was %" PRIu64 ")\n",
-                    path.c_str(), result.inline_records, result.loads_copied, path.c_str(), result.sidecar_bytes,
-                    path.c_str(), result.bytes_after, result.bytes_before);
-        if (result.orphan_records != 0) {
-          std::printf("%s: dropped %" PRIu64 " inline records with no CODE_LOAD after them\n", path.c_str(),
-                      result.orphan_records);
-        }
-      }
-      return kExitOk;
-    case StripStatus::kNothingToDo:
-      if (!json) std::printf("%s: no inline records, left unchanged\n", path.c_str());
-      return kExitOk;
-    case StripStatus::kInvalid:
-    case StripStatus::kNotClosed:
-    case StripStatus::kChanged:
-      std::fprintf(stderr, "jitdump strip-inline: %s\n", error.c_str());
-      return kExitInvalid;
-    case StripStatus::kIoError:
-      std::fprintf(stderr, "jitdump strip-inline: %s\n", error.c_str());
-      return kExitUsage;
-  }
-  return kExitUsage;
 }
 
 }  // namespace jitdump::tool

@@ -49,9 +49,7 @@ struct StripInlineOptions {
 StripStatus StripInline(const std::string& dump_path, const StripInlineOptions& options,
                         StripInlineResult* result, std::string* error);
 
-// The CLI: `jitdump strip-inline [--force] [--json] DUMP`; argv[first] is the first argument
-// after the command. Exit 0 stripped or nothing to do, 1 invalid / not closed / changed,
-// 2 usage or I/O error.
-int StripInlineMain(int argc, char** argv, int first);
+// "stripped", "nothing-to-do", "invalid", "not-closed", "changed", "io-error".
+const char* StripStatusName(StripStatus status);
 
 }  // namespace jitdump::tool

@@ -33,7 +33,7 @@
 #include "agent/record_queue.h"
 #include "agent/writer.h"
 #include "bench_common.h"
-#include "jitdump/reader.h"
+#include "jitdump/read/decoder.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// libFuzzer target: the validating jitdump reader (jitdump/reader.cc), everything the CLI asks
+// libFuzzer target: the jitdump read half (jitdump/read/), everything the CLI asks
 // of it: Parse, Check, the final code map, addr2line lookups, lines, inline chains and source
 // ranges. Besides no crash / leak / UB, checks the reader's own promises: problems are sorted
 // by offset inside the file, records lie inside the file, a truncated tail is at the end.
@@ -9,7 +9,9 @@
 #include <span>
 #include <string>
 
-#include "jitdump/reader.h"
+#include "jitdump/read/consumer_rules.h"
+#include "jitdump/read/decoder.h"
+#include "jitdump/read/queries.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
-// libFuzzer target: the jitdump CLI itself (jitdump/tool/main.cc, compiled with its main()
-// renamed), every read-only command with and without --json, on the input as FILE; the fold
+// libFuzzer target: the jitdump CLI itself (jitdump::tool::Main, jitdump/tool/cli.cc: the tool
+// without its main()), every read-only command with and without --json, on the input as FILE; the fold
 // command (jitdump/tool/fold.cc) with the script on stdin, and strip-inline's pure splitter
 // (jitdump/tool/strip_inline.cc).
 //
@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "jitdump/reader.h"
+#include "jitdump/read/decoder.h"
 #include "jitdump/tool/fold.h"
 #include "jitdump/tool/strip_inline.h"
 

@@ -1,38 +1,28 @@
-#include "jitdump/reader.h"
+// The decoder: every record type from the encoder, cross-endian files, malformed input
+// (each defect a Problem at its exact offset) and the samply record's own rules.
+#include "jitdump/read/decoder.h"
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cstdlib>
-#include <random>
+#include <cstring>
 #include <string>
 #include <vector>
 
-#include "cpp-tests/reader_test_builder.h"
+#include "cpp-tests/read_test_support.h"
 #include "jitdump/encoder.h"
+#include "jitdump/read/consumer_rules.h"
+#include "jitdump/read/queries.h"
 
 namespace jitdump {
 namespace {
 
 using testing::Builder;
-
-bool HasProblem(const std::vector<Problem>& problems, uint64_t offset, Severity severity,
-                std::string_view text = "") {
-  return std::any_of(problems.begin(), problems.end(), [&](const Problem& p) {
-    return p.offset == offset && p.severity == severity && p.message.find(text) != std::string::npos;
-  });
-}
-
-std::string Dump(const std::vector<Problem>& problems) {
-  std::string s;
-  for (const Problem& p : problems) s += FormatProblem(p) + "\n";
-  return s;
-}
-
-size_t Count(const std::vector<Problem>& problems, Severity severity) {
-  return static_cast<size_t>(std::count_if(problems.begin(), problems.end(),
-                                           [&](const Problem& p) { return p.severity == severity; }));
-}
+using testing::Count;
+using testing::Dump;
+using testing::HasProblem;
+using testing::kCallsAt;
+using testing::kSamplyAt;
+using testing::SamplyWith;
 
 // ---- writer -> reader round trips, every record type ----
 
@@ -288,16 +278,6 @@ TEST(ReaderMalformed, HeaderTotalSize) {
   }
 }
 
-TEST(ReaderMalformed, VersionAndFlagsAsPerf61SeesThem) {
-  Builder b;
-  b.Header(2, 40, 1000, 0x6);
-  const std::vector<Problem> problems = Check(Parse(b.bytes()));
-  EXPECT_TRUE(HasProblem(problems, 4, Severity::kError, "perf 6.1 rejects version > 1")) << Dump(problems);
-  EXPECT_TRUE(HasProblem(problems, 32, Severity::kError, "flag")) << Dump(problems);
-  Builder arch;
-  arch.Header(1, 40, 1000, 1);
-  EXPECT_TRUE(HasProblem(Check(Parse(arch.bytes())), 32, Severity::kWarning, "TIME_CONV"));
-}
 
 TEST(ReaderMalformed, RecordTotalSizeBelow16IsAnErrorWithOffset) {
   Builder b;
@@ -447,21 +427,6 @@ TEST(ReaderMalformed, UnknownRecordTypesAreSkippedAndCounted) {
 
 // ---- the samply record ----
 
-Builder SamplyWith(std::initializer_list<Builder::Call> calls, std::initializer_list<Builder::Range> ranges,
-                   std::initializer_list<Builder::Line> lines, uint64_t code_size = 0x100) {
-  Builder b;
-  b.Header();
-  b.Samply(5, {"A.java", "B.java"}, {"a", "b", "c"}, {{0, 0, 1, 0, 0}, {1, 1, 1, 0, 0}, {2, 1, 1, 0, 0}}, calls,
-           ranges, lines);
-  b.Load(6, 0x1000, code_size, 0, "a");
-  return b;
-}
-
-constexpr size_t kSamplyAt = 40;
-// Lists: files "A.java\0B.java\0" (16), names "a\0b\0c\0" (8), then functions.
-constexpr size_t kFunctionsAt = kSamplyAt + 48 + 16 + 8;
-constexpr size_t kCallsAt = kFunctionsAt + 3 * 20;
-
 TEST(ReaderSamply, ValidRecordHasNoProblems) {
   const Builder b = SamplyWith({{0, 1, 1, 3, 0}, {1, 2, 2, 4, 0}, {0, 1, 2, 9, 0}},
                                {{0, 0x40}, {0x8, 0x8}, {0x20, 0x8}, {0x50, 0x10}},
@@ -523,15 +488,6 @@ TEST(ReaderSamply, LineRecordsMustBeSorted) {
   EXPECT_TRUE(HasProblem(dump.problems, lines + 16, Severity::kError, "sorted")) << Dump(dump.problems);
 }
 
-TEST(ReaderSamply, RangesMustLieInsideTheFollowingLoad) {
-  const JitDump dump = Parse(SamplyWith({{0, 1, 1, 3, 0}}, {{0xF0, 0x20}}, {{0, 0, 1, 0}}, 0x100).bytes());
-  EXPECT_FALSE(dump.HasErrors()) << Dump(dump.problems);
-  EXPECT_TRUE(HasProblem(Check(dump), kSamplyAt, Severity::kError, "outside the next CODE_LOAD"))
-      << Dump(Check(dump));
-  const JitDump line_out = Parse(SamplyWith({}, {}, {{0, 0, 1, 0}, {0x100, 0, 2, 0}}, 0x100).bytes());
-  EXPECT_TRUE(HasProblem(Check(line_out), kSamplyAt, Severity::kError, "line record 1"));
-}
-
 TEST(ReaderSamply, PaddingAndListSizes) {
   {
     Builder b = SamplyWith({}, {}, {});
@@ -579,218 +535,6 @@ TEST(ReaderSamply, HugeCountsAreRejectedWithoutAllocating) {
   }
   const JitDump dump = Parse(b.bytes());
   EXPECT_TRUE(HasProblem(dump.problems, kSamplyAt + 16, Severity::kError, "lists need")) << Dump(dump.problems);
-}
-
-// ---- perf consumer checks ----
-
-TEST(ReaderCheck, DebugInfoMustMatchTheNextLoadAndAscend) {
-  Builder b;
-  b.Header();
-  const size_t d = b.DebugInfo(5, 0x2000, {{0x0FF0, 1, 0, "A.java"}, {0x1010, 2, 0, "A.java"}, {0x1008, 3, 0, "A.java"}});
-  b.Load(6, 0x1000, 0x100, 0, "f");
-  const std::vector<Problem> problems = Check(Parse(b.bytes()));
-  EXPECT_TRUE(HasProblem(problems, d + 16, Severity::kError, "differs from the next CODE_LOAD")) << Dump(problems);
-  EXPECT_TRUE(HasProblem(problems, d + 32, Severity::kError, "below the load's code_addr")) << Dump(problems);
-  EXPECT_TRUE(HasProblem(problems, d + 32 + 2 * 23, Severity::kError, "must ascend")) << Dump(problems);
-}
-
-TEST(ReaderCheck, DebugInfoWithoutLoadAndReplacedDebugInfo) {
-  Builder b;
-  b.Header();
-  const size_t first = b.DebugInfo(5, 0x1000, {{0x1000, 1, 0, "A.java"}});
-  const size_t second = b.DebugInfo(5, 0x1000, {{0x1000, 1, 0, "A.java"}});
-  b.Load(6, 0x1000, 0x100, 0, "f");
-  const size_t dangling = b.DebugInfo(7, 0x3000, {{0x3000, 1, 0, "A.java"}});
-  const std::vector<Problem> problems = Check(Parse(b.bytes()));
-  EXPECT_TRUE(HasProblem(problems, second, Severity::kWarning, "replaces the one at offset " + std::to_string(first)))
-      << Dump(problems);
-  EXPECT_TRUE(HasProblem(problems, dangling, Severity::kWarning, "not followed by a CODE_LOAD")) << Dump(problems);
-  EXPECT_EQ(Count(problems, Severity::kError), 0u);
-}
-
-TEST(ReaderCheck, CodeIndexMustBeUnique) {
-  Builder b;
-  b.Header();
-  const size_t first = b.Load(5, 0x1000, 8, 7, "f");
-  const size_t second = b.Load(6, 0x2000, 8, 7, "g");
-  const std::vector<Problem> problems = Check(Parse(b.bytes()));
-  EXPECT_TRUE(HasProblem(problems, second + 48, Severity::kError, "repeats the CODE_LOAD at offset " + std::to_string(first)))
-      << Dump(problems);
-}
-
-TEST(ReaderCheck, RecordsOutOfTimestampOrderAreFine) {
-  Builder b;
-  b.Header(1, 40, 100);
-  b.Load(500, 0x1000, 8, 0, "f");
-  b.Load(200, 0x2000, 8, 1, "g");  // our agent moves load timestamps earlier
-  b.Close(600);
-  EXPECT_TRUE(Check(Parse(b.bytes())).empty());
-}
-
-TEST(ReaderCheck, HeaderTimestampFromAnotherClock) {
-  Builder b;
-  b.Header(1, 40, 1795342573887685ull);  // wall-clock microseconds, as node writes
-  b.Load(3766336128830ull, 0x1000, 8, 0, "f");
-  b.Load(3767222984829ull, 0x2000, 8, 1, "g");
-  const std::vector<Problem> problems = Check(Parse(b.bytes()));
-  EXPECT_TRUE(HasProblem(problems, 24, Severity::kWarning, "another clock")) << Dump(problems);
-  EXPECT_EQ(Count(problems, Severity::kError), 0u);
-}
-
-// ---- queries ----
-
-TEST(ReaderQuery, LatestLoadCoveringAnAddressWins) {
-  Builder b;
-  b.Header();
-  b.Load(5, 0x1000, 0x100, 0, "old");
-  b.Load(6, 0x1040, 0x40, 1, "new");
-  const JitDump dump = Parse(b.bytes());
-  EXPECT_EQ(FindLoad(dump, 0x1000), 0);
-  EXPECT_EQ(FindLoad(dump, 0x1040), 1);
-  EXPECT_EQ(FindLoad(dump, 0x107F), 1);
-  EXPECT_EQ(FindLoad(dump, 0x1080), 0);
-  EXPECT_EQ(FindLoad(dump, 0x1100), -1);
-  const CodeMap map(dump);
-  ASSERT_EQ(map.spans().size(), 3u);
-  EXPECT_EQ(map.Find(0x1000), 0);
-  EXPECT_EQ(map.Find(0x1040), 1);
-  EXPECT_EQ(map.Find(0x1080), 0);
-  EXPECT_EQ(map.Find(0x10FF), 0);
-  EXPECT_EQ(map.Find(0x1100), -1);
-  EXPECT_EQ(map.Find(0xFFF), -1);
-  auto it = map.spans().begin();
-  EXPECT_EQ(it->second.end, 0x1040u);
-  ++it;
-  EXPECT_EQ(it->second.start, 0x1040u);
-  EXPECT_EQ(it->second.end, 0x1080u);
-}
-
-TEST(ReaderQuery, LoadAtATimeFollowsCodeCacheReuse) {
-  Builder b;
-  b.Header();
-  b.Load(100, 0x1000, 0x100, 0, "first");
-  b.Load(300, 0x1000, 0x100, 1, "second");
-  b.Load(200, 0x1000, 0x80, 2, "backdated");  // file order wins among qualifying loads
-  const JitDump dump = Parse(b.bytes());
-  EXPECT_EQ(FindLoadAt(dump, 0x1010, 50), -1);
-  EXPECT_EQ(FindLoadAt(dump, 0x1010, 150), 0);
-  EXPECT_EQ(FindLoadAt(dump, 0x1010, 250), 2);
-  EXPECT_EQ(FindLoadAt(dump, 0x1090, 250), 0);
-  EXPECT_EQ(FindLoadAt(dump, 0x1090, 350), 1);
-  EXPECT_EQ(FindLoadAt(dump, 0x1010, 350), 2);
-  EXPECT_EQ(FindLoad(dump, 0x1010), 2);
-}
-
-TEST(ReaderQuery, InlineChainInnermostFirstWithCallLines) {
-  const Builder b = testing::InlineExample();
-  const JitDump dump = Parse(b.bytes());
-  ASSERT_TRUE(Check(dump).empty()) << Dump(Check(dump));
-  const size_t load = 2;
-  ASSERT_NE(dump.records[load].load(), nullptr);
-
-  auto chain = InlineChain(dump, load, 0x10048);  // inside Leaf.get
-  ASSERT_EQ(chain.size(), 3u);
-  EXPECT_EQ(chain[0].function, "Leaf.get");
-  EXPECT_EQ(chain[0].file, "Leaf.java");
-  EXPECT_EQ(chain[0].line, 3u);
-  EXPECT_EQ(chain[1].function, "Mid.step");
-  EXPECT_EQ(chain[1].file, "Mid.java");
-  EXPECT_EQ(chain[1].line, 7u);  // call line of Leaf.get
-  EXPECT_EQ(chain[2].function, "Outer.run");
-  EXPECT_EQ(chain[2].file, "Outer.java");
-  EXPECT_EQ(chain[2].line, 30u);  // call line of Mid.step
-
-  chain = InlineChain(dump, load, 0x100A4);  // Mid.step's second range
-  ASSERT_EQ(chain.size(), 2u);
-  EXPECT_EQ(chain[0].function, "Mid.step");
-  EXPECT_EQ(chain[0].line, 9u);
-  EXPECT_EQ(chain[1].line, 30u);
-
-  chain = InlineChain(dump, load, 0x10090);  // outer code only
-  ASSERT_EQ(chain.size(), 1u);
-  EXPECT_EQ(chain[0].function, "Outer.run");
-  EXPECT_EQ(chain[0].line, 31u);
-
-  EXPECT_TRUE(InlineChain(dump, 3, 0x20000).empty());  // Plain.fn has no inline record
-  EXPECT_EQ(SourceRange(dump, load), "Outer.java:24-33");
-
-  std::string file;
-  uint32_t line = 0;
-  ASSERT_TRUE(FindLine(dump, load, 0x10065, &file, &line));
-  EXPECT_EQ(file, "Mid.java");
-  EXPECT_EQ(line, 8u);
-}
-
-// ---- robustness ----
-
-// Mutates `original` (byte flips, 0xFF bytes, truncation) and runs every query on the result.
-// JITDUMP_FUZZ_ITERATIONS raises the count for a longer manual run (e.g. under ASan).
-void Mutate(const std::vector<uint8_t>& original, int iterations, uint32_t seed) {
-  if (const char* env = std::getenv("JITDUMP_FUZZ_ITERATIONS")) iterations = std::atoi(env);
-  std::mt19937 rng(seed);
-  for (int iteration = 0; iteration < iterations; ++iteration) {
-    std::vector<uint8_t> bytes = original;
-    const int flips = 1 + static_cast<int>(rng() % 8);
-    for (int k = 0; k < flips; ++k) {
-      const size_t at = rng() % bytes.size();
-      bytes[at] = static_cast<uint8_t>(rng() % 3 == 0 ? 0xFF : rng());
-    }
-    if (rng() % 4 == 0) bytes.resize(rng() % bytes.size());
-    const JitDump dump = Parse(bytes);
-    (void)Check(dump);
-    for (size_t i = 0; i < dump.records.size(); ++i) {
-      if (dump.records[i].load() == nullptr) continue;
-      const uint64_t addr = dump.records[i].load()->code_addr + rng() % 0x200;
-      (void)InlineChain(dump, i, addr);
-      (void)SourceRange(dump, i);
-      (void)FindLoadAt(dump, addr, rng());
-      std::string file;
-      uint32_t line;
-      (void)FindLine(dump, i, addr, &file, &line);
-    }
-    const CodeMap map(dump);
-    (void)map.Find(0x10040);
-  }
-}
-
-TEST(ReaderRobustness, RandomMutationsNeverCrash) { Mutate(testing::InlineExample().bytes(), 3000, 12345); }
-
-TEST(ReaderRobustness, RandomMutationsOfTheNodeFileNeverCrash) {
-  std::vector<uint8_t> bytes;
-  ASSERT_TRUE(ReadWholeFile(JITDUMP_FIXTURE_DIR "/node-v20-fib.jitdump", &bytes).ok());
-  Mutate(bytes, 300, 777);
-}
-
-// ---- a real foreign file ----
-
-TEST(ReaderNodeFixture, AcceptedWithItsKnownDefectsAsWarnings) {
-  std::vector<uint8_t> bytes;
-  ASSERT_TRUE(ReadWholeFile(JITDUMP_FIXTURE_DIR "/node-v20-fib.jitdump", &bytes).ok());
-  const JitDump dump = Parse(bytes);
-  ASSERT_TRUE(dump.header_ok);
-  EXPECT_FALSE(dump.cross_endian);
-  EXPECT_EQ(dump.header.version, 1u);
-  EXPECT_EQ(dump.header.pad1, 0xDEADBEEFu);
-  EXPECT_EQ(dump.records.size(), 90u);
-  EXPECT_FALSE(dump.truncated_offset.has_value());
-  const std::vector<Problem> problems = Check(dump);
-  EXPECT_EQ(Count(problems, Severity::kError), 0u) << Dump(problems);
-  EXPECT_TRUE(HasProblem(problems, 16, Severity::kWarning, "0xdeadbeef"));
-  EXPECT_TRUE(HasProblem(problems, 24, Severity::kWarning, "another clock"));
-  EXPECT_TRUE(std::any_of(problems.begin(), problems.end(),
-                          [](const Problem& p) { return p.message.find("PC+0x40") != std::string::npos; }));
-  for (uint64_t offset : {26440, 29636, 29984, 30941, 31901}) {
-    EXPECT_TRUE(HasProblem(problems, offset, Severity::kWarning, "corrupted file name")) << offset;
-  }
-  size_t loads = 0, debug = 0, unwind = 0;
-  for (const Record& r : dump.records) {
-    loads += r.load() != nullptr;
-    debug += r.debug_info() != nullptr;
-    unwind += r.unwinding() != nullptr;
-  }
-  EXPECT_EQ(loads, 35u);
-  EXPECT_EQ(unwind, 35u);
-  EXPECT_EQ(debug, 20u);
 }
 
 }  // namespace

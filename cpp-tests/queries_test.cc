@@ -1,0 +1,150 @@
+// The queries (address -> load, now and at a time; lines; inline chains; source ranges) and
+// every part of the read half on randomly mutated files.
+#include "jitdump/read/queries.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpp-tests/read_test_support.h"
+#include "jitdump/read/consumer_rules.h"
+#include "jitdump/read/decoder.h"
+#include "jitdump/read/mapped_file.h"
+
+namespace jitdump {
+namespace {
+
+using testing::Builder;
+using testing::Count;
+using testing::Dump;
+using testing::HasProblem;
+
+// ---- queries ----
+
+TEST(ReaderQuery, LatestLoadCoveringAnAddressWins) {
+  Builder b;
+  b.Header();
+  b.Load(5, 0x1000, 0x100, 0, "old");
+  b.Load(6, 0x1040, 0x40, 1, "new");
+  const JitDump dump = Parse(b.bytes());
+  EXPECT_EQ(FindLoad(dump, 0x1000), 0);
+  EXPECT_EQ(FindLoad(dump, 0x1040), 1);
+  EXPECT_EQ(FindLoad(dump, 0x107F), 1);
+  EXPECT_EQ(FindLoad(dump, 0x1080), 0);
+  EXPECT_EQ(FindLoad(dump, 0x1100), -1);
+  const CodeMap map(dump);
+  ASSERT_EQ(map.spans().size(), 3u);
+  EXPECT_EQ(map.Find(0x1000), 0);
+  EXPECT_EQ(map.Find(0x1040), 1);
+  EXPECT_EQ(map.Find(0x1080), 0);
+  EXPECT_EQ(map.Find(0x10FF), 0);
+  EXPECT_EQ(map.Find(0x1100), -1);
+  EXPECT_EQ(map.Find(0xFFF), -1);
+  auto it = map.spans().begin();
+  EXPECT_EQ(it->second.end, 0x1040u);
+  ++it;
+  EXPECT_EQ(it->second.start, 0x1040u);
+  EXPECT_EQ(it->second.end, 0x1080u);
+}
+
+TEST(ReaderQuery, LoadAtATimeFollowsCodeCacheReuse) {
+  Builder b;
+  b.Header();
+  b.Load(100, 0x1000, 0x100, 0, "first");
+  b.Load(300, 0x1000, 0x100, 1, "second");
+  b.Load(200, 0x1000, 0x80, 2, "backdated");  // file order wins among qualifying loads
+  const JitDump dump = Parse(b.bytes());
+  EXPECT_EQ(FindLoadAt(dump, 0x1010, 50), -1);
+  EXPECT_EQ(FindLoadAt(dump, 0x1010, 150), 0);
+  EXPECT_EQ(FindLoadAt(dump, 0x1010, 250), 2);
+  EXPECT_EQ(FindLoadAt(dump, 0x1090, 250), 0);
+  EXPECT_EQ(FindLoadAt(dump, 0x1090, 350), 1);
+  EXPECT_EQ(FindLoadAt(dump, 0x1010, 350), 2);
+  EXPECT_EQ(FindLoad(dump, 0x1010), 2);
+}
+
+TEST(ReaderQuery, InlineChainInnermostFirstWithCallLines) {
+  const Builder b = testing::InlineExample();
+  const JitDump dump = Parse(b.bytes());
+  ASSERT_TRUE(Check(dump).empty()) << Dump(Check(dump));
+  const size_t load = 2;
+  ASSERT_NE(dump.records[load].load(), nullptr);
+
+  auto chain = InlineChain(dump, load, 0x10048);  // inside Leaf.get
+  ASSERT_EQ(chain.size(), 3u);
+  EXPECT_EQ(chain[0].function, "Leaf.get");
+  EXPECT_EQ(chain[0].file, "Leaf.java");
+  EXPECT_EQ(chain[0].line, 3u);
+  EXPECT_EQ(chain[1].function, "Mid.step");
+  EXPECT_EQ(chain[1].file, "Mid.java");
+  EXPECT_EQ(chain[1].line, 7u);  // call line of Leaf.get
+  EXPECT_EQ(chain[2].function, "Outer.run");
+  EXPECT_EQ(chain[2].file, "Outer.java");
+  EXPECT_EQ(chain[2].line, 30u);  // call line of Mid.step
+
+  chain = InlineChain(dump, load, 0x100A4);  // Mid.step's second range
+  ASSERT_EQ(chain.size(), 2u);
+  EXPECT_EQ(chain[0].function, "Mid.step");
+  EXPECT_EQ(chain[0].line, 9u);
+  EXPECT_EQ(chain[1].line, 30u);
+
+  chain = InlineChain(dump, load, 0x10090);  // outer code only
+  ASSERT_EQ(chain.size(), 1u);
+  EXPECT_EQ(chain[0].function, "Outer.run");
+  EXPECT_EQ(chain[0].line, 31u);
+
+  EXPECT_TRUE(InlineChain(dump, 3, 0x20000).empty());  // Plain.fn has no inline record
+  EXPECT_EQ(SourceRange(dump, load), "Outer.java:24-33");
+
+  std::string file;
+  uint32_t line = 0;
+  ASSERT_TRUE(FindLine(dump, load, 0x10065, &file, &line));
+  EXPECT_EQ(file, "Mid.java");
+  EXPECT_EQ(line, 8u);
+}
+
+// ---- robustness ----
+
+// Mutates `original` (byte flips, 0xFF bytes, truncation) and runs every query on the result.
+// JITDUMP_FUZZ_ITERATIONS raises the count for a longer manual run (e.g. under ASan).
+void Mutate(const std::vector<uint8_t>& original, int iterations, uint32_t seed) {
+  if (const char* env = std::getenv("JITDUMP_FUZZ_ITERATIONS")) iterations = std::atoi(env);
+  std::mt19937 rng(seed);
+  for (int iteration = 0; iteration < iterations; ++iteration) {
+    std::vector<uint8_t> bytes = original;
+    const int flips = 1 + static_cast<int>(rng() % 8);
+    for (int k = 0; k < flips; ++k) {
+      const size_t at = rng() % bytes.size();
+      bytes[at] = static_cast<uint8_t>(rng() % 3 == 0 ? 0xFF : rng());
+    }
+    if (rng() % 4 == 0) bytes.resize(rng() % bytes.size());
+    const JitDump dump = Parse(bytes);
+    (void)Check(dump);
+    for (size_t i = 0; i < dump.records.size(); ++i) {
+      if (dump.records[i].load() == nullptr) continue;
+      const uint64_t addr = dump.records[i].load()->code_addr + rng() % 0x200;
+      (void)InlineChain(dump, i, addr);
+      (void)SourceRange(dump, i);
+      (void)FindLoadAt(dump, addr, rng());
+      std::string file;
+      uint32_t line;
+      (void)FindLine(dump, i, addr, &file, &line);
+    }
+    const CodeMap map(dump);
+    (void)map.Find(0x10040);
+  }
+}
+
+TEST(ReaderRobustness, RandomMutationsNeverCrash) { Mutate(testing::InlineExample().bytes(), 3000, 12345); }
+
+TEST(ReaderRobustness, RandomMutationsOfTheNodeFileNeverCrash) {
+  std::vector<uint8_t> bytes;
+  ASSERT_TRUE(ReadWholeFile(JITDUMP_FIXTURE_DIR "/node-v20-fib.jitdump", &bytes).ok());
+  Mutate(bytes, 300, 777);
+}
+
+}  // namespace
+}  // namespace jitdump

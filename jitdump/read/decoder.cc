@@ -1,0 +1,305 @@
+#include "jitdump/read/decoder.h"
+
+#include <cinttypes>
+#include <cstddef>
+#include <cstring>
+#include <string_view>
+#include <utility>
+
+#include "jitdump/read/record_bytes.h"
+
+namespace jitdump {
+namespace {
+
+constexpr uint64_t kTotalSizeAt = offsetof(RecordHeader, total_size);
+
+// Length in bytes (1-4) of the UTF-8 sequence starting at s[i] (lead byte and continuation
+// bytes well formed), 0 when the bytes there are not UTF-8.
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  const auto c = static_cast<uint8_t>(s[i]);
+  size_t extra = 0;
+  if (c < 0x80) {
+    return 1;
+  } else if ((c & 0xe0) == 0xc0 && c >= 0xc2) {
+    extra = 1;
+  } else if ((c & 0xf0) == 0xe0) {
+    extra = 2;
+  } else if ((c & 0xf8) == 0xf0 && c <= 0xf4) {
+    extra = 3;
+  } else {
+    return 0;
+  }
+  if (i + extra >= s.size()) return 0;
+  for (size_t k = 1; k <= extra; ++k) {
+    if ((static_cast<uint8_t>(s[i + k]) & 0xc0) != 0x80) return 0;
+  }
+  return extra + 1;
+}
+
+// Printable UTF-8 without control characters: what a real source file name looks like.
+bool PlausibleName(std::string_view s) {
+  if (s.empty()) return false;
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<uint8_t>(s[i]);
+    const size_t length = Utf8SequenceLength(s, i);
+    if (c < 0x20 || c == 0x7f || length == 0) return false;
+    i += length;
+  }
+  return true;
+}
+
+void DecodeLoad(const RecordBytes& b, uint64_t off, uint64_t total, Record& record, JitDump& dump) {
+  constexpr uint64_t kFixed = sizeof(CodeLoadFixed);
+  if (total < kFixed + 1) {
+    AddProblem(dump.problems, off + kTotalSizeAt, Severity::kError,
+               "CODE_LOAD total_size %" PRIu64 " is smaller than its %" PRIu64 "-byte fixed part plus a name", total,
+               kFixed + 1);
+    record.valid = false;
+    return;
+  }
+  const auto fixed = b.Read<CodeLoadFixed>(off);
+  LoadBody load;
+  load.pid = fixed.pid;
+  load.tid = fixed.tid;
+  load.vma = fixed.vma;
+  load.code_addr = fixed.code_addr;
+  load.code_size = fixed.code_size;
+  load.code_index = fixed.code_index;
+  const uint64_t room = total - kFixed - 1;  // bytes for code after at least the name's NUL
+  if (load.code_size > room) {
+    AddProblem(dump.problems, off + offsetof(CodeLoadFixed, code_size), Severity::kError,
+               "CODE_LOAD code_size %" PRIu64 " does not fit in the record (%" PRIu64
+               " bytes after the fixed part and the name's NUL)",
+               load.code_size, room);
+    record.valid = false;
+    return;
+  }
+  const uint64_t code_offset = off + total - load.code_size;
+  const std::optional<std::string_view> name = b.CString(off + kFixed, code_offset);
+  if (!name) {
+    AddProblem(dump.problems, off + kFixed, Severity::kError,
+               "CODE_LOAD name has no NUL before the code bytes (the last code_size bytes of the record)");
+    record.valid = false;
+    return;
+  }
+  load.name = *name;
+  load.code_offset = code_offset;
+  record.body = std::move(load);
+}
+
+void DecodeMove(const RecordBytes& b, uint64_t off, uint64_t total, Record& record, JitDump& dump) {
+  if (total < sizeof(CodeMoveRecord)) {
+    AddProblem(dump.problems, off + kTotalSizeAt, Severity::kError,
+               "CODE_MOVE total_size %" PRIu64 " is smaller than its %zu-byte layout", total, sizeof(CodeMoveRecord));
+    record.valid = false;
+    return;
+  }
+  const auto fixed = b.Read<CodeMoveRecord>(off);
+  record.body = MoveBody{fixed.pid,           fixed.tid,       fixed.vma,       fixed.old_code_addr,
+                         fixed.new_code_addr, fixed.code_size, fixed.code_index};
+}
+
+void DecodeDebugInfo(const RecordBytes& b, uint64_t off, uint64_t total, Record& record, JitDump& dump) {
+  constexpr uint64_t kFixed = sizeof(DebugInfoFixed);
+  constexpr uint64_t kEntryMin = sizeof(DebugEntryFixed) + 1;  // an entry with an empty file name
+  if (total < kFixed) {
+    AddProblem(dump.problems, off + kTotalSizeAt, Severity::kError,
+               "DEBUG_INFO total_size %" PRIu64 " is smaller than its %" PRIu64 "-byte fixed part", total, kFixed);
+    record.valid = false;
+    return;
+  }
+  const auto fixed = b.Read<DebugInfoFixed>(off);
+  DebugInfoBody info;
+  info.code_addr = fixed.code_addr;
+  info.nr_entry = fixed.nr_entry;
+  const uint64_t end = off + total;
+  const uint64_t capacity = (total - kFixed) / kEntryMin;
+  if (info.nr_entry > capacity) {
+    AddProblem(dump.problems, off + offsetof(DebugInfoFixed, nr_entry), Severity::kError,
+               "DEBUG_INFO nr_entry %" PRIu64 " is larger than the record can hold (at most %" PRIu64
+               " entries of 17+ bytes in %" PRIu64 " bytes)",
+               info.nr_entry, capacity, total - kFixed);
+    record.valid = false;
+    record.body = std::move(info);
+    return;
+  }
+  info.entries.reserve(static_cast<size_t>(info.nr_entry));
+  uint64_t p = off + kFixed;
+  for (uint64_t i = 0; i < info.nr_entry; ++i) {
+    if (end - p < kEntryMin) {
+      AddProblem(dump.problems, p, Severity::kError,
+                 "DEBUG_INFO entry %" PRIu64 " of %" PRIu64 " runs past the record end (offset %" PRIu64 ")", i,
+                 info.nr_entry, end);
+      info.complete = false;
+      record.valid = false;
+      break;
+    }
+    const auto entry = b.Read<DebugEntryFixed>(p);
+    const uint64_t name_at = p + sizeof(DebugEntryFixed);
+    const std::optional<std::string_view> file = b.CString(name_at, end);
+    if (!file) {
+      AddProblem(dump.problems, name_at, Severity::kError,
+                 "DEBUG_INFO entry %" PRIu64 " file name has no NUL before the record end", i);
+      info.complete = false;
+      record.valid = false;
+      break;
+    }
+    if (!PlausibleName(*file)) {
+      // node/V8 writes file names from freed memory: garbage with an embedded NUL, after
+      // which walking by nr_entry is out of step. total_size is still right, so skip the rest.
+      AddProblem(dump.problems, name_at, Severity::kWarning,
+                 "DEBUG_INFO entry %" PRIu64 " of %" PRIu64
+                 " has a corrupted file name (not printable UTF-8); the remaining entries cannot be "
+                 "located by nr_entry and are ignored (known node/V8 defect; perf would mis-read them)",
+                 i, info.nr_entry);
+      info.complete = false;
+      break;
+    }
+    info.entries.push_back(DebugLine{entry.addr, entry.lineno, entry.discrim, std::string(*file)});
+    p = name_at + file->size() + 1;
+  }
+  // Up to 7 bytes may pad the record to an 8-byte boundary; more is a count that is too small.
+  if (info.complete && end - p > 7) {
+    AddProblem(dump.problems, p, Severity::kWarning, "DEBUG_INFO has %" PRIu64 " unused bytes after its %" PRIu64 " entries",
+               end - p, info.nr_entry);
+  }
+  record.body = std::move(info);
+}
+
+void DecodeUnwinding(const RecordBytes& b, uint64_t off, uint64_t total, Record& record, JitDump& dump) {
+  constexpr uint64_t kFixed = sizeof(UnwindingInfoFixed);
+  if (total < kFixed) {
+    AddProblem(dump.problems, off + kTotalSizeAt, Severity::kError,
+               "UNWINDING_INFO total_size %" PRIu64 " is smaller than its %" PRIu64 "-byte fixed part", total, kFixed);
+    record.valid = false;
+    return;
+  }
+  const auto fixed = b.Read<UnwindingInfoFixed>(off);
+  const UnwindingBody unwind{fixed.unwind_data_size, fixed.eh_frame_hdr_size, fixed.mapped_size};
+  if (unwind.unwind_data_size > total - kFixed) {
+    AddProblem(dump.problems, off + offsetof(UnwindingInfoFixed, unwind_data_size), Severity::kError,
+               "UNWINDING_INFO unwind_data_size %" PRIu64 " exceeds the %" PRIu64 " bytes in the record",
+               unwind.unwind_data_size, total - kFixed);
+    record.valid = false;
+  } else if (unwind.eh_frame_hdr_size > unwind.unwind_data_size) {
+    AddProblem(dump.problems, off + offsetof(UnwindingInfoFixed, eh_frame_hdr_size), Severity::kError,
+               "UNWINDING_INFO eh_frame_hdr_size %" PRIu64 " exceeds unwind_data_size %" PRIu64,
+               unwind.eh_frame_hdr_size, unwind.unwind_data_size);
+    record.valid = false;
+  }
+  record.body = unwind;
+}
+
+// Reads the file header into `dump`. False when the file is not a jitdump we can read.
+bool DecodeHeader(std::span<const uint8_t> data, JitDump& dump) {
+  constexpr uint64_t kHeaderSize = sizeof(FileHeader);
+  uint32_t magic;
+  if (data.size() < sizeof magic) {
+    AddProblem(dump.problems, 0, Severity::kError, "file is %zu bytes, too short for the jitdump magic", data.size());
+    return false;
+  }
+  std::memcpy(&magic, data.data(), sizeof magic);
+  if (magic != kMagic && magic != kMagicSwapped) {
+    AddProblem(dump.problems, 0, Severity::kError, "bad magic 0x%08x (expected 0x%08x \"JiTD\" in either byte order)",
+               magic, kMagic);
+    return false;
+  }
+  dump.cross_endian = magic == kMagicSwapped;
+  if (data.size() < kHeaderSize) {
+    AddProblem(dump.problems, 0, Severity::kError, "file is %zu bytes, too short for the %" PRIu64 "-byte header",
+               data.size(), kHeaderSize);
+    return false;
+  }
+  dump.header = ReadStruct<FileHeader>(data, 0, dump.cross_endian);
+  const FileHeader& h = dump.header;
+  if (h.total_size < kHeaderSize) {
+    AddProblem(dump.problems, offsetof(FileHeader, total_size), Severity::kError,
+               "header total_size %u is smaller than the %" PRIu64 "-byte header", h.total_size, kHeaderSize);
+    return false;
+  }
+  if (h.total_size > data.size()) {
+    AddProblem(dump.problems, offsetof(FileHeader, total_size), Severity::kError,
+               "header total_size %u runs past the end of the %zu-byte file", h.total_size, data.size());
+    return false;
+  }
+  dump.records_offset = h.total_size;
+  return true;
+}
+
+}  // namespace
+
+JitDump Parse(std::span<const uint8_t> data) {
+  JitDump dump;
+  dump.file_size = data.size();
+  dump.header_ok = DecodeHeader(data, dump);
+  if (!dump.header_ok) return dump;
+
+  const RecordBytes b(data, dump.cross_endian);
+  int64_t pending_debug = -1, pending_inline = -1, pending_unwind = -1;
+  uint64_t off = dump.records_offset;
+  const uint64_t size = data.size();
+  while (off < size) {
+    const uint64_t left = size - off;
+    if (left < sizeof(RecordHeader)) {
+      dump.truncated_offset = off;
+      dump.truncated_bytes = left;
+      AddProblem(dump.problems, off, Severity::kWarning,
+                 "truncated final record: %" PRIu64 " bytes, not even a 16-byte record header", left);
+      break;
+    }
+    const auto header = b.Read<RecordHeader>(off);
+    Record record;
+    record.offset = off;
+    record.id = header.id;
+    record.total_size = header.total_size;
+    record.timestamp = header.timestamp;
+    if (record.total_size < sizeof(RecordHeader)) {
+      AddProblem(dump.problems, off + kTotalSizeAt, Severity::kError,
+                 "%s record total_size %u is smaller than 16; cannot continue", RecordTypeName(record.id),
+                 record.total_size);
+      break;
+    }
+    if (record.total_size > left) {
+      dump.truncated_offset = off;
+      dump.truncated_bytes = left;
+      dump.truncated_needed = record.total_size;
+      AddProblem(dump.problems, off, Severity::kWarning,
+                 "truncated final %s record: total_size %u but only %" PRIu64 " bytes left in the file",
+                 RecordTypeName(record.id), record.total_size, left);
+      break;
+    }
+    const uint64_t total = record.total_size;
+    const int64_t index = static_cast<int64_t>(dump.records.size());
+    switch (static_cast<RecordType>(record.id)) {
+      case RecordType::kCodeLoad:
+        DecodeLoad(b, off, total, record, dump);
+        if (LoadBody* load = std::get_if<LoadBody>(&record.body)) {
+          load->debug_info = pending_debug;
+          load->inline_info = pending_inline;
+          load->unwinding_info = pending_unwind;
+        }
+        pending_debug = pending_inline = pending_unwind = -1;
+        break;
+      case RecordType::kCodeMove: DecodeMove(b, off, total, record, dump); break;
+      case RecordType::kCodeDebugInfo:
+        DecodeDebugInfo(b, off, total, record, dump);
+        pending_debug = index;
+        break;
+      case RecordType::kCodeClose: break;
+      case RecordType::kCodeUnwindingInfo:
+        DecodeUnwinding(b, off, total, record, dump);
+        pending_unwind = index;
+        break;
+      case RecordType::kSamplyDebugInfo2:
+        DecodeInlineRecord(b, off, total, record, dump);
+        pending_inline = index;
+        break;
+      default: ++dump.unknown_records; break;
+    }
+    dump.records.push_back(std::move(record));
+    off += total;
+  }
+  return dump;
+}
+
+}  // namespace jitdump

@@ -1,0 +1,87 @@
+#include "jitdump/read/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace jitdump {
+namespace {
+
+// Opens `path` for reading and checks it is a regular file; *size is its size now.
+Status OpenRegularFile(const std::string& path, int* fd, uint64_t* size) {
+  *fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (*fd < 0) return Status::Error("open", errno);
+  struct stat st {};
+  if (::fstat(*fd, &st) != 0) {
+    const int err = errno;
+    ::close(*fd);
+    return Status::Error("fstat", err);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(*fd);
+    return Status::Error("open (not a regular file)", EINVAL);
+  }
+  *size = static_cast<uint64_t>(st.st_size);
+  return Status::Ok();
+}
+
+// Reads up to `size` bytes of `fd` into `out` (fewer when the file shrank meanwhile).
+Status ReadAll(int fd, uint64_t size, std::vector<uint8_t>* out) {
+  out->resize(static_cast<size_t>(size));
+  size_t done = 0;
+  while (done < out->size()) {
+    const ssize_t got = ::read(fd, out->data() + done, out->size() - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return Status::Error("read", errno);
+    if (got == 0) break;  // shrank while reading
+    done += static_cast<size_t>(got);
+  }
+  out->resize(done);
+  return Status::Ok();
+}
+
+}  // namespace
+
+MappedFile::~MappedFile() { Reset(); }
+
+void MappedFile::Reset() {
+  if (map_ != nullptr) ::munmap(map_, map_size_);
+  map_ = nullptr;
+  map_size_ = 0;
+  bytes_ = {};
+}
+
+Status MappedFile::Open(const std::string& path) {
+  Reset();
+  int fd = -1;
+  uint64_t size = 0;
+  if (const Status status = OpenRegularFile(path, &fd, &size); !status.ok()) return status;
+  if (size == 0) {  // mmap refuses a length of 0
+    ::close(fd);
+    return Status::Ok();
+  }
+  void* map = ::mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
+  const int err = errno;
+  ::close(fd);
+  if (map == MAP_FAILED) return Status::Error("mmap", err);
+  (void)::madvise(map, static_cast<size_t>(size), MADV_SEQUENTIAL);  // a hint: Parse reads front to back
+  map_ = map;
+  map_size_ = static_cast<size_t>(size);
+  bytes_ = std::span<const uint8_t>(static_cast<const uint8_t*>(map), map_size_);
+  return Status::Ok();
+}
+
+Status ReadWholeFile(const std::string& path, std::vector<uint8_t>* out) {
+  out->clear();
+  int fd = -1;
+  uint64_t size = 0;
+  if (const Status status = OpenRegularFile(path, &fd, &size); !status.ok()) return status;
+  const Status status = ReadAll(fd, size, out);
+  ::close(fd);
+  return status;
+}
+
+}  // namespace jitdump

@@ -1,0 +1,68 @@
+#include "jitdump/tool/command.h"
+
+#include <cstdio>
+
+#include "jitdump/read/decoder.h"
+#include "jitdump/read/mapped_file.h"
+
+namespace jitdump::tool {
+
+const std::string* Invocation::Value(std::string_view name) const {
+  const auto it = values.find(name);
+  return it == values.end() ? nullptr : &it->second;
+}
+
+int Invocation::UsageError(const std::string& message) const {
+  std::fprintf(stderr, "jitdump: %s\n%.*s", message.c_str(), static_cast<int>(command->usage.size()),
+               command->usage.data());
+  return kExitUsage;
+}
+
+bool LoadDump(const std::string& path, JitDump* dump) {
+  MappedFile file;
+  if (const Status status = file.Open(path); !status.ok()) {
+    std::fprintf(stderr, "jitdump: %s: %s\n", path.c_str(), status.ToString().c_str());
+    return false;
+  }
+  *dump = Parse(file.bytes());
+  return true;
+}
+
+int LoadReadableDump(const std::string& path, JitDump* dump) {
+  if (!LoadDump(path, dump)) return kExitUsage;
+  if (dump->header_ok) return kExitOk;
+  for (const Problem& p : dump->problems) {
+    std::fprintf(stderr, "jitdump: %s: %s\n", path.c_str(), FormatProblem(p).c_str());
+  }
+  return kExitInvalid;
+}
+
+bool LoadSidecar(const std::string& path, JitDump* sidecar) {
+  MappedFile file;
+  if (!file.Open(path + ".inline").ok()) return false;
+  *sidecar = Parse(file.bytes());
+  if (!sidecar->header_ok) {
+    std::fprintf(stderr, "jitdump: ignoring %s.inline: not a readable jitdump\n", path.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::string Shown(std::string_view text) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      out += "\\x";
+      out.push_back(kHex[u >> 4]);
+      out.push_back(kHex[u & 15]);
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace jitdump::tool

@@ -1,0 +1,26 @@
+// The commands of the `jitdump` tool. Each is defined in its own file under commands/; adding
+// one is that file, its line in meson.build and its line in kCommands below.
+#include "jitdump/tool/command.h"
+
+namespace jitdump::tool {
+
+extern const Command kInfoCommand, kListCommand, kLinesCommand, kAddr2lineCommand, kCheckCommand, kPerfmapCommand,
+    kRecordsCommand, kFoldCommand, kStripInlineCommand;
+
+std::span<const Command* const> AllCommands() {
+  // In the order `jitdump --help` lists them.
+  static const Command* const kCommands[] = {
+      &kInfoCommand,
+      &kListCommand,
+      &kLinesCommand,
+      &kAddr2lineCommand,
+      &kCheckCommand,
+      &kPerfmapCommand,
+      &kRecordsCommand,
+      &kFoldCommand,
+      &kStripInlineCommand,
+  };
+  return kCommands;
+}
+
+}  // namespace jitdump::tool
