@@ -1,3 +1,5 @@
+// A jitdump file being written (dump_file.h): created with its header in place, perf's marker
+// page mapped, records appended whole or not at all, closed with JIT_CODE_CLOSE.
 #include "jitdump/dump_file.h"
 
 #include <elf.h>

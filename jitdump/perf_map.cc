@@ -1,3 +1,4 @@
+// perf-<pid>.map lines (perf_map.h).
 #include "jitdump/perf_map.h"
 
 namespace jitdump {

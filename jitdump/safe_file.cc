@@ -1,3 +1,5 @@
+// Creating files safely in directories others may write to (safe_file.h): exclusive, never
+// through a symlink, never over another user's file, linked into place already written.
 #include "jitdump/safe_file.h"
 
 #include <fcntl.h>

@@ -1,3 +1,5 @@
+// The rules perf 6.1 and samply apply to a readable dump (consumer_rules.h), one function per
+// kind of record they concern.
 #include "jitdump/read/consumer_rules.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// The decoder (decoder.h): the header, the record loop, and every record type but samply's
+// inline record (inline_record_decoder.cc).
 #include "jitdump/read/decoder.h"
 
 #include <cinttypes>
@@ -50,13 +52,7 @@ bool PlausibleName(std::string_view s) {
 
 void DecodeLoad(const RecordBytes& b, uint64_t off, uint64_t total, Record& record, JitDump& dump) {
   constexpr uint64_t kFixed = sizeof(CodeLoadFixed);
-  if (total < kFixed + 1) {
-    AddProblem(dump.problems, off + kTotalSizeAt, Severity::kError,
-               "CODE_LOAD total_size %" PRIu64 " is smaller than its %" PRIu64 "-byte fixed part plus a name", total,
-               kFixed + 1);
-    record.valid = false;
-    return;
-  }
+  if (!HasRoomFor(off, total, kFixed + 1, "CODE_LOAD", "fixed part plus a name", record, dump)) return;
   const auto fixed = b.Read<CodeLoadFixed>(off);
   LoadBody load;
   load.pid = fixed.pid;
@@ -88,12 +84,7 @@ void DecodeLoad(const RecordBytes& b, uint64_t off, uint64_t total, Record& reco
 }
 
 void DecodeMove(const RecordBytes& b, uint64_t off, uint64_t total, Record& record, JitDump& dump) {
-  if (total < sizeof(CodeMoveRecord)) {
-    AddProblem(dump.problems, off + kTotalSizeAt, Severity::kError,
-               "CODE_MOVE total_size %" PRIu64 " is smaller than its %zu-byte layout", total, sizeof(CodeMoveRecord));
-    record.valid = false;
-    return;
-  }
+  if (!HasRoomFor(off, total, sizeof(CodeMoveRecord), "CODE_MOVE", "layout", record, dump)) return;
   const auto fixed = b.Read<CodeMoveRecord>(off);
   record.body = MoveBody{fixed.pid,           fixed.tid,       fixed.vma,       fixed.old_code_addr,
                          fixed.new_code_addr, fixed.code_size, fixed.code_index};
@@ -102,12 +93,7 @@ void DecodeMove(const RecordBytes& b, uint64_t off, uint64_t total, Record& reco
 void DecodeDebugInfo(const RecordBytes& b, uint64_t off, uint64_t total, Record& record, JitDump& dump) {
   constexpr uint64_t kFixed = sizeof(DebugInfoFixed);
   constexpr uint64_t kEntryMin = sizeof(DebugEntryFixed) + 1;  // an entry with an empty file name
-  if (total < kFixed) {
-    AddProblem(dump.problems, off + kTotalSizeAt, Severity::kError,
-               "DEBUG_INFO total_size %" PRIu64 " is smaller than its %" PRIu64 "-byte fixed part", total, kFixed);
-    record.valid = false;
-    return;
-  }
+  if (!HasRoomFor(off, total, kFixed, "DEBUG_INFO", "fixed part", record, dump)) return;
   const auto fixed = b.Read<DebugInfoFixed>(off);
   DebugInfoBody info;
   info.code_addr = fixed.code_addr;
@@ -168,12 +154,7 @@ void DecodeDebugInfo(const RecordBytes& b, uint64_t off, uint64_t total, Record&
 
 void DecodeUnwinding(const RecordBytes& b, uint64_t off, uint64_t total, Record& record, JitDump& dump) {
   constexpr uint64_t kFixed = sizeof(UnwindingInfoFixed);
-  if (total < kFixed) {
-    AddProblem(dump.problems, off + kTotalSizeAt, Severity::kError,
-               "UNWINDING_INFO total_size %" PRIu64 " is smaller than its %" PRIu64 "-byte fixed part", total, kFixed);
-    record.valid = false;
-    return;
-  }
+  if (!HasRoomFor(off, total, kFixed, "UNWINDING_INFO", "fixed part", record, dump)) return;
   const auto fixed = b.Read<UnwindingInfoFixed>(off);
   const UnwindingBody unwind{fixed.unwind_data_size, fixed.eh_frame_hdr_size, fixed.mapped_size};
   if (unwind.unwind_data_size > total - kFixed) {
@@ -227,6 +208,15 @@ bool DecodeHeader(std::span<const uint8_t> data, JitDump& dump) {
 }
 
 }  // namespace
+
+bool HasRoomFor(uint64_t offset, uint64_t total, uint64_t need, const char* type, const char* part, Record& record,
+                JitDump& dump) {
+  if (total >= need) return true;
+  AddProblem(dump.problems, offset + kTotalSizeAt, Severity::kError,
+             "%s total_size %" PRIu64 " is smaller than its %" PRIu64 "-byte %s", type, total, need, part);
+  record.valid = false;
+  return false;
+}
 
 JitDump Parse(std::span<const uint8_t> data) {
   JitDump dump;

@@ -1,3 +1,4 @@
+// The decoded dump (dump.h): record type names and the error summary.
 #include "jitdump/read/dump.h"
 
 #include <algorithm>

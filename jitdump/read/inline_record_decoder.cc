@@ -117,13 +117,9 @@ void CheckRangesNest(const InlineBody& info, uint64_t ranges_at, InlineProblems&
 void DecodeInlineRecord(const RecordBytes& b, uint64_t off, uint64_t total, Record& record, JitDump& dump) {
   using Fixed = SamplyDebugInfo2Fixed;
   constexpr uint64_t kFixed = sizeof(Fixed);
+  if (!HasRoomFor(off, total, kFixed, "samply DEBUG_INFO2", "fixed part", record, dump)) return;
   InlineProblems problems(dump);
   record.valid = false;
-  if (total < kFixed) {
-    problems.Error(off + offsetof(RecordHeader, total_size),
-                   "DEBUG_INFO2 total_size %" PRIu64 " is smaller than its %" PRIu64 "-byte fixed part", total, kFixed);
-    return;
-  }
   const auto counts = b.Read<Fixed>(off);
   const uint64_t need = uint64_t{counts.file_list_size} + counts.function_names_list_size +
                         uint64_t{counts.function_count} * sizeof(SamplyFunctionRecord) +

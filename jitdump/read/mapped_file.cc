@@ -1,3 +1,4 @@
+// Reading a dump file (mapped_file.h): mapped read-only, or copied whole.
 #include "jitdump/read/mapped_file.h"
 
 #include <fcntl.h>

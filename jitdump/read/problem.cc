@@ -1,3 +1,4 @@
+// Problems found in a dump (problem.h): their text and how they are added.
 #include "jitdump/read/problem.h"
 
 #include <cinttypes>

@@ -1,3 +1,4 @@
+// The queries on a decoded dump (queries.h).
 #include "jitdump/read/queries.h"
 
 #include <algorithm>

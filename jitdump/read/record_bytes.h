@@ -39,6 +39,12 @@ class RecordBytes {
   bool cross_endian_;
 };
 
+// True when a record of `total` bytes at `offset` holds the `need` bytes its type cannot do
+// without. Otherwise adds "TYPE total_size N is smaller than its M-byte PART" and marks the record
+// invalid.
+bool HasRoomFor(uint64_t offset, uint64_t total, uint64_t need, const char* type, const char* part, Record& record,
+                JitDump& dump);
+
 // Decodes and validates the samply SAMPLY_JIT_CODE_DEBUG_INFO2 record of `total` bytes at
 // `offset` into `record`, adding what is wrong to dump.problems.
 void DecodeInlineRecord(const RecordBytes& bytes, uint64_t offset, uint64_t total, Record& record, JitDump& dump);

@@ -1,3 +1,6 @@
+// The command line of the jitdump tool (cli.h): the main usage, built from the commands'
+// descriptions, and one CLI11 parse for every command, with one set of checks (help, unknown
+// options, --json, operand counts) before a command runs.
 #include "jitdump/tool/cli.h"
 
 #include <CLI/CLI.hpp>
@@ -50,7 +53,7 @@ struct Parsed {
   std::vector<std::string> unknown_options;
 };
 
-int Parse(const Command& command, int argc, char** argv, Parsed* parsed) {
+int ParseArguments(const Command& command, int argc, char** argv, Parsed* parsed) {
   CLI::App app;
   app.set_help_flag();  // the command's own usage text is the help
   app.allow_extras();
@@ -65,7 +68,9 @@ int Parse(const Command& command, int argc, char** argv, Parsed* parsed) {
           ->disable_flag_override();
     } else {
       app.add_option_function<std::string>(
-          std::string(spec.name), [&invocation, spec](const std::string& v) { invocation.values[std::string(spec.name)] = v; });
+             std::string(spec.name),
+             [&invocation, spec](const std::string& v) { invocation.values[std::string(spec.name)] = v; })
+          ->type_name(std::string(spec.value_name));
     }
   }
   app.add_option("operands", invocation.operands);
@@ -80,9 +85,11 @@ int Parse(const Command& command, int argc, char** argv, Parsed* parsed) {
   return kExitOk;
 }
 
-int Run(const Command& command, int argc, char** argv) {
+}  // namespace
+
+int RunCommand(const Command& command, int argc, char** argv) {
   Parsed parsed;
-  if (const int status = Parse(command, argc, argv, &parsed); status != kExitOk) return status;
+  if (const int status = ParseArguments(command, argc, argv, &parsed); status != kExitOk) return status;
   const Invocation& invocation = parsed.invocation;
   const std::string name(command.name);
   if (parsed.help) {
@@ -101,8 +108,6 @@ int Run(const Command& command, int argc, char** argv) {
   return command.run(invocation);
 }
 
-}  // namespace
-
 int Main(int argc, char** argv) {
   if (argc < 2) return MainUsageError("missing command");
   const std::string_view name = argv[1];
@@ -113,7 +118,7 @@ int Main(int argc, char** argv) {
   for (const Command* command : AllCommands()) {
     if (command->name != name) continue;
     try {
-      return Run(*command, argc - 1, argv + 1);
+      return RunCommand(*command, argc - 1, argv + 1);
     } catch (const std::bad_alloc&) {
       std::fprintf(stderr, "jitdump %s: out of memory\n", argv[1]);
       return kExitUsage;

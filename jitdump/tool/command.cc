@@ -1,3 +1,5 @@
+// Helpers every command shares (command.h): usage errors, loading a dump and its sidecar,
+// text safe for a terminal.
 #include "jitdump/tool/command.h"
 
 #include <cstdio>

@@ -1,3 +1,4 @@
+// JSON of a dump's header and truncated tail (dump_json.h).
 #include "jitdump/tool/dump_json.h"
 
 namespace jitdump::tool {

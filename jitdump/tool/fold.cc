@@ -1,3 +1,6 @@
+// Folding `perf script` text into stacks (fold.h): parsing samples and frame lines, finding
+// the load of a JIT frame (also by sample time and in perf inject's jitted ELFs), expanding it
+// into its inline chain.
 #include "jitdump/tool/fold.h"
 
 #include <algorithm>

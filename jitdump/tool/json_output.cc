@@ -1,3 +1,5 @@
+// The JSON writer of the jitdump tool (json_output.h): strings made valid UTF-8, then one
+// nlohmann-json serialization for every output.
 #include "jitdump/tool/json_output.h"
 
 #include <cstdint>

@@ -1,3 +1,5 @@
+// strip-inline's work (strip_inline.h): splitting a dump in memory, then writing both files
+// aside and renaming them into place.
 #include "jitdump/tool/strip_inline.h"
 
 #include <fcntl.h>
