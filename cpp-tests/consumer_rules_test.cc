@@ -15,13 +15,7 @@
 namespace jitdump {
 namespace {
 
-using testing::Builder;
-using testing::Count;
-using testing::Dump;
-using testing::HasProblem;
-using testing::kCallsAt;
-using testing::kSamplyAt;
-using testing::SamplyWith;
+using namespace jitdump::testing;  // Builder and the problem helpers
 
 TEST(ReaderMalformed, VersionAndFlagsAsPerf61SeesThem) {
   Builder b;

@@ -17,10 +17,7 @@
 namespace jitdump {
 namespace {
 
-using testing::Builder;
-using testing::Count;
-using testing::Dump;
-using testing::HasProblem;
+using namespace jitdump::testing;  // Builder and the problem helpers
 
 // ---- queries ----
 
