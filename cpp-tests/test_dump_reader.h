@@ -1,5 +1,5 @@
 // A deliberately tiny walker over little-endian jitdump files for agent tests: records as
-// (type, timestamp, fields) without validation. The validating reader is jitdump/reader.h.
+// (type, timestamp, fields) without validation. The validating reader is jitdump/read/.
 #pragma once
 
 #include <cstdint>
