@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Bad options: every option with a malformed, empty, out-of-range, duplicated or unknown value,
 very long strings and non-UTF-8 bytes, from each option source (-agentpath, the environment
 variable, a config file).
@@ -11,10 +10,9 @@ start (non-zero exit) instead.
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
-import faultlib as fl
-from faultlib import check
+from support.checks import check, log
+from support.output import agent_lines, dumps_in
 
 ROUNDS = "3000"
 
@@ -52,10 +50,9 @@ def printable(raw: bytes, limit: int = 80) -> str:
 
 
 class Runner:
-    def __init__(self, ctx: fl.Context):
+    def __init__(self, ctx):
         self.ctx = ctx
         self.n = 0
-        self.xfail: list[str] = []
         self.expected = ctx.expected_result(int(ROUNDS))
         # Two JVMs at a time: each run is short and mostly start-up.
         self.pool = ThreadPoolExecutor(max_workers=2)
@@ -88,33 +85,24 @@ class Runner:
             options += b",config=" + os.fsencode(cfg)
         r = self.ctx.run_java(options, "Work", ROUNDS, env={k: v for k, v in run_env.items()})
         stderr = r.stderr.decode("utf-8", "replace")
-        lines = fl.agent_lines(r.stderr)
+        lines = agent_lines(r.stderr)
         what = f"[{name}] options {cmdline[:120]!r}"
-        try:
-            check(r.returncode == 0, f"{what}: JVM exit {r.returncode}, expected 0 (agent disabled, JVM runs)", stderr)
-            check(r.stdout.decode().splitlines()[:1] == [self.expected],
-                  f"{what}: program output changed: {r.stdout[:200]!r}", stderr)
-            check(len(stderr.splitlines()) == len(lines),
-                  f"{what}: stderr has lines that are not agent messages (a message broken over lines?)", stderr)
-            check(len(lines) == len(bad_lines) + 1,
-                  f"{what}: expected {len(bad_lines)} error line(s) + 1 'disabled' line, got {len(lines)}", stderr)
-            for want, line in zip(bad_lines, lines):
-                for piece in want:
-                    check(piece in line, f"{what}: message lacks {piece!r}: {line!r}", stderr)
-            check("the agent is disabled; the JVM runs on" in lines[-1], f"{what}: no 'disabled' line", stderr)
-            check(not out_dir.exists(), f"{what}: the disabled agent created {out_dir}")
-            check(len(r.stderr) < 4096, f"{what}: {len(r.stderr)} bytes of stderr for one bad option", stderr[:4000])
-        except fl.TestFailure as failure:
-            if name not in fl.KNOWN_BUGS:
-                raise
-            self.xfail.append(name)
-            fl.known_bug(name, False, str(failure).splitlines()[0], str(failure))
-            return
-        if name in fl.KNOWN_BUGS:
-            fl.known_bug(name, True, "")
+        check(r.returncode == 0, f"{what}: JVM exit {r.returncode}, expected 0 (agent disabled, JVM runs)", stderr)
+        check(r.stdout.decode().splitlines()[:1] == [self.expected],
+              f"{what}: program output changed: {r.stdout[:200]!r}", stderr)
+        check(len(stderr.splitlines()) == len(lines),
+              f"{what}: stderr has lines that are not agent messages (a message broken over lines?)", stderr)
+        check(len(lines) == len(bad_lines) + 1,
+              f"{what}: expected {len(bad_lines)} error line(s) + 1 'disabled' line, got {len(lines)}", stderr)
+        for want, line in zip(bad_lines, lines):
+            for piece in want:
+                check(piece in line, f"{what}: message lacks {piece!r}: {line!r}", stderr)
+        check("the agent is disabled; the JVM runs on" in lines[-1], f"{what}: no 'disabled' line", stderr)
+        check(not out_dir.exists(), f"{what}: the disabled agent created {out_dir}")
+        check(len(r.stderr) < 4096, f"{what}: {len(r.stderr)} bytes of stderr for one bad option", stderr[:4000])
 
 
-def body(ctx: fl.Context) -> None:
+def test_bad_options(ctx) -> None:
     run = Runner(ctx)
 
     # 1. Every key, every bad value, on the command line.
@@ -149,9 +137,9 @@ def body(ctx: fl.Context) -> None:
     run.disabled("duplicate bad before good", b"names=bogus,names=jvm", [["'bogus' for names"]])
     a, b = ctx.work / "dup-a", ctx.work / "dup-b"
     r = ctx.run_java(f"dir={a},log=error,dir={b},log=info", "Work", ROUNDS)
-    check(r.returncode == 0 and not a.exists() and len(fl.dumps_in(b)) == 1,
+    check(r.returncode == 0 and not a.exists() and len(dumps_in(b)) == 1,
           "duplicated dir=: the last one should win", r.stderr.decode())
-    check(any("writing" in line for line in fl.agent_lines(r.stderr)),
+    check(any("writing" in line for line in agent_lines(r.stderr)),
           "duplicated log=: the last one (info) should win", r.stderr.decode())
 
     # 6. The other sources: the environment variable and a config file, each message says where.
@@ -170,7 +158,7 @@ def body(ctx: fl.Context) -> None:
     cfg.write_text("names=bogus\n")
     r = ctx.run_java(f"dir={ctx.work / 'good'},config={cfg}", "Work", ROUNDS,
                      env={"JITDUMPAGENT_OPTIONS": "names=jvm"})
-    lines = fl.agent_lines(r.stderr)
+    lines = agent_lines(r.stderr)
     check(len(lines) == 2 and "in " + str(cfg) in lines[0] and "disabled" in lines[1],
           "a bad config value is reported even when a later source overrides it", r.stderr.decode())
 
@@ -193,15 +181,11 @@ def body(ctx: fl.Context) -> None:
     check(r.returncode != 0 and b"RESULT" not in r.stdout and "cannot create output directory" in r.stderr.decode(),
           "strict + unusable dir: the JVM should refuse to start", r.stderr.decode())
     r = ctx.run_java(f"strict,dir={ctx.work / 'strict-ok'}", "Work", ROUNDS)
-    check(r.returncode == 0 and len(fl.dumps_in(ctx.work / "strict-ok")) == 1,
+    check(r.returncode == 0 and len(dumps_in(ctx.work / "strict-ok")) == 1,
           "strict with good options: the JVM runs and the dump is written", r.stderr.decode())
     r = ctx.run_java(f"strict=off,names=x,dir={ctx.work / 'strict-off'}", "Work", ROUNDS)
     check(r.returncode == 0, "strict=off + bad option: the JVM runs", r.stderr.decode())
 
     run.wait()
-    fl.log(f"{cases} bad values and {run.n - cases} other bad option sets rejected with one line per bad key")
-    fl.log(f"{run.n} disabled-agent runs; known bugs seen: {run.xfail or 'none'}")
-
-
-if __name__ == "__main__":
-    fl.main(body)
+    log(f"{cases} bad values and {run.n - cases} other bad option sets rejected with one line per bad key")
+    log(f"{run.n} disabled-agent runs")

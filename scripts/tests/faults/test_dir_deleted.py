@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """The output directory is deleted mid-run (rm -rf while the JVM is compiling), with and
 without perfmap= in the same directory.
 
@@ -10,13 +9,14 @@ the stats file (in another directory) is still written and matches the events.
 """
 import shutil
 
-import faultlib as fl
-from faultlib import check
+from support.checks import check, log
+from support.output import agent_lines, dumps_in, read_stats
+from support.procs import wait_for
 
 ROUNDS = 20000
 
 
-def body(ctx: fl.Context) -> None:
+def test_dir_deleted(ctx) -> None:
     expected = ctx.expected_output(ROUNDS)
     for variant, extra in (("dump", ""), ("dump+perfmap", ",perfmap={out}")):
         tag = variant.replace("+", "-")
@@ -25,9 +25,9 @@ def body(ctx: fl.Context) -> None:
         stats_path = ctx.work / f"stats-{tag}.json"
         proc = ctx.start_java(f"dir={out},stats={stats_path}" + extra.format(out=out), "Work", str(ROUNDS),
                               "return", str(gate))
-        check(fl.wait_for(lambda: b"READY" in proc.out_path.read_bytes() or proc.poll() is not None, 60),
+        check(wait_for(lambda: b"READY" in proc.out_path.read_bytes() or proc.poll() is not None, 60),
               f"{variant}: the workload never reached READY")
-        check(len(fl.dumps_in(out)) == 1, f"{variant}: no dump before the deletion")
+        check(len(dumps_in(out)) == 1, f"{variant}: no dump before the deletion")
         # Delete the directory with everything in it, then let phase 2 compile new code.
         shutil.rmtree(out)
         gate.touch()
@@ -37,18 +37,15 @@ def body(ctx: fl.Context) -> None:
         check(proc.returncode == 0, f"{what}: JVM exit {proc.returncode}", stderr)
         check(proc.out_path.read_text().splitlines() == expected, f"{what}: program output changed", stderr)
         check(not list(ctx.work.glob("hs_err_pid*.log")), f"{what}: the JVM crashed (hs_err)")
-        lines = fl.agent_lines(stderr)
+        lines = agent_lines(stderr)
         check(len(lines) <= 1, f"{what}: at most one warning expected, got {lines}", stderr)
         check(not out.exists(), f"{what}: the agent re-created {out}")
-        stats = fl.read_stats(stats_path)
+        stats = read_stats(stats_path)
         ev, written, lost = stats["events"], stats["written"], stats["lost"]
         # lost.after_close: events after VMDeath, not counted in events
         check(written["code_loads"] + lost["total"] - lost["after_close"] + ev["duplicate_loads"] <=
               ev["compiled_method_load"] + ev["dynamic_code_generated"], f"{what}: stats inconsistent: {stats}")
         check(written["code_loads"] >= ev["compiled_method_load"], f"{what}: loads missing: {stats}")
-        fl.log(f"{what}: JVM fine; agent lines {lines or 'none'}; {written['code_loads']} loads 'written' to the "
+        log(f"{what}: JVM fine; agent lines {lines or 'none'}; {written['code_loads']} loads 'written' to the "
                f"unlinked file, lost {lost['total']}")
 
-
-if __name__ == "__main__":
-    fl.main(body)

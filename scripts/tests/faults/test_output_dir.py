@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Output directory missing or unwritable at start.
 
 - missing (several levels): created with mode 0755 (less the umask), the dump is written;
@@ -14,14 +13,16 @@ import os
 import stat
 import subprocess
 
-import faultlib as fl
-from faultlib import check
+from support.checks import check, log
+from support.output import agent_lines, dumps_in
+from support.prereq import require_root
+from support.procs import mount_tmpfs
 
 ROUNDS = 3000
 
 
-def body(ctx: fl.Context) -> None:
-    fl.need_root()
+def test_output_dir(ctx, cleanup) -> None:
+    require_root("tmpfs and read-only mounts")
     expected = ctx.expected_result(ROUNDS)
 
     def run(options: str, env=None):
@@ -29,7 +30,7 @@ def body(ctx: fl.Context) -> None:
         stderr = r.stderr.decode("utf-8", "replace")
         check(r.returncode == 0, f"{options}: JVM exit {r.returncode}", stderr)
         check(r.stdout.decode().splitlines()[:1] == [expected], f"{options}: program output changed", stderr)
-        return r, stderr, fl.agent_lines(r.stderr)
+        return r, stderr, agent_lines(r.stderr)
 
     # Missing, three levels deep: created.
     deep = ctx.work / "a" / "b" / "c"
@@ -39,7 +40,7 @@ def body(ctx: fl.Context) -> None:
     finally:
         os.umask(old)
     check(lines == [], "missing dir: no message expected", stderr)
-    dumps = fl.dumps_in(deep)
+    dumps = dumps_in(deep)
     check(len(dumps) == 1, f"missing dir: expected one dump in {deep}", stderr)
     for d in (ctx.work / "a", ctx.work / "a" / "b", deep):
         mode = stat.S_IMODE(d.stat().st_mode)
@@ -52,7 +53,7 @@ def body(ctx: fl.Context) -> None:
         check(path_in_message in lines[0] and cause in lines[0],
               f"{case}: the message should name {path_in_message!r} and the cause {cause!r}", stderr)
         check("error" in lines[0], f"{case}: should be an error line", stderr)
-        fl.log(f"{case}: {lines[0]}")
+        log(f"{case}: {lines[0]}")
 
     # A file in place of the directory, and in place of a parent.
     blocker = ctx.work / "blocker"
@@ -63,7 +64,7 @@ def body(ctx: fl.Context) -> None:
 
     # Read-only mounts.
     ro = ctx.work / "ro"
-    fl.mount_tmpfs(ro, "size=1m,mode=0777")
+    mount_tmpfs(cleanup, ro, "size=1m,mode=0777")
     (ro / "existing").mkdir()
     subprocess.run(["mount", "-o", "remount,ro", str(ro)], check=True)
     refused("read-only dir", f"dir={ro / 'existing'}", str(ro / "existing"), "Read-only file system")
@@ -77,7 +78,7 @@ def body(ctx: fl.Context) -> None:
 
     # A disk already full at start: the header cannot be written.
     full = ctx.work / "full-at-start"
-    fl.mount_tmpfs(full, "size=64k,mode=0755")
+    mount_tmpfs(cleanup, full, "size=64k,mode=0755")
     fd = os.open(full / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
     try:
         while os.write(fd, b"\0" * 4096) > 0:
@@ -87,11 +88,9 @@ def body(ctx: fl.Context) -> None:
     finally:
         os.close(fd)
     refused("full at start", f"dir={full}", str(full), "No space left on device")
-    left = fl.dumps_in(full)
-    fl.known_bug("empty-dump-left-behind", left == [],
-                 f"disk full at start: the agent gave up but left {[(p.name, p.stat().st_size) for p in left]} "
-                 "behind (DumpFile::Create does not remove the file when the header write fails), which "
-                 "`jitdump check` rejects")
+    left = dumps_in(full)
+    check(left == [], f"[empty-dump-left-behind] disk full at start: the agent gave up but left "
+          f"{[(p.name, p.stat().st_size) for p in left]} behind, which `jitdump check` rejects")
 
     # A FIFO as config=: reading it would block the JVM's start-up until someone writes to it.
     fifo = ctx.work / "config.fifo"
@@ -101,17 +100,12 @@ def body(ctx: fl.Context) -> None:
         hung = False
     except subprocess.TimeoutExpired:
         hung = True
-    fl.known_bug("config-fifo-blocks", not hung,
-                 f"config={fifo} (a FIFO): the JVM hangs at start-up (agent.cc ReadSmallFile opens it blocking "
-                 "and without checking that it is a regular file)")
+    check(not hung, f"[config-fifo-blocks] config={fifo} (a FIFO): the JVM hangs at start-up")
 
     # stats= into a read-only mount: the dump is still written, one warning about the stats.
     out = ctx.work / "stats-case"
     r, stderr, lines = run(f"dir={out},stats={ro}/stats.json")
     check(len(lines) == 1 and "cannot write stats" in lines[0] and str(ro) in lines[0],
           "stats on a read-only mount: expected one warning naming the path", stderr)
-    ctx.assert_valid(fl.dumps_in(out)[0], "stats on read-only mount")
+    ctx.assert_valid(dumps_in(out)[0], "stats on read-only mount")
 
-
-if __name__ == "__main__":
-    fl.main(body)

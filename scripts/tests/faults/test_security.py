@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """Security: planted symlinks and foreign files, file and directory modes, confinement.
 
 The JVM's pid is known before it starts: a shell plants the trap for its own pid ($$) and then
@@ -17,7 +16,7 @@ exec's java, which keeps the pid.
 7. Modes: dump, perf map (also after compaction) and stats file 0600 by default; mode=0640 and
    mode=0644 honoured (under umask 022); directories the agent creates 0755 less the umask; the
    default layout's java-jit-* directory 0700.
-8. Confinement (with strace, when installed): every path the agent creates, writes, renames or
+8. Confinement (with strace): every path the agent creates, writes, renames or
    removes is in its dir=, perfmap= or stats= location.
 """
 import os
@@ -25,18 +24,20 @@ import re
 import shlex
 import stat
 import subprocess
-import time
 from pathlib import Path
 
-import faultlib as fl
-from faultlib import check
+from support.checks import check, log
+from support.jvm import clean_env
+from support.output import agent_lines, dumps_in
+from support.prereq import require_command, require_root
 
 ROUNDS = 3000
 NOBODY = 65534
 
 
-def body(ctx: fl.Context) -> None:
-    fl.need_root()
+def test_security(ctx, cleanup) -> None:
+    require_root("planting files as another user, chown")
+    require_command("strace", "strace", "the confinement check")
     expected = ctx.expected_result(ROUNDS)
     os.umask(0o022)
     shared = ctx.work / "shared"
@@ -55,14 +56,13 @@ def body(ctx: fl.Context) -> None:
         """Runs `plant` (a shell snippet; $$ is the JVM's pid) then exec's the JVM."""
         cmd = ctx.java_cmd(options, "Work", str(ROUNDS))
         script = plant + "\necho $$ > " + shlex.quote(str(ctx.work / "pid")) + "\nexec " + shlex.join(cmd)
-        full_env = {k: v for k, v in os.environ.items() if k not in ("JITDUMPAGENT_OPTIONS", "JAVA_TOOL_OPTIONS")}
-        full_env.update(env or {})
-        r = subprocess.run(["sh", "-c", script], capture_output=True, timeout=120, env=full_env, cwd=ctx.work)
+        r = subprocess.run(["sh", "-c", script], capture_output=True, timeout=120, env=clean_env(**(env or {})),
+                           cwd=ctx.work)
         pid = int((ctx.work / "pid").read_text())
         stderr = r.stderr.decode("utf-8", "replace")
         check(r.returncode == 0, f"{plant!r}: JVM exit {r.returncode}", stderr)
         check(r.stdout.decode().splitlines()[:1] == [expected], f"{plant!r}: program output changed", stderr)
-        return pid, stderr, fl.agent_lines(r.stderr)
+        return pid, stderr, agent_lines(r.stderr)
 
     # 1. Symlink at the dump path: to a victim, and dangling.
     for target in (victim, ctx.work / "nonexistent-target"):
@@ -76,7 +76,7 @@ def body(ctx: fl.Context) -> None:
         check(fingerprint(victim) == before, "dump symlink: the victim was touched")
         check(not (ctx.work / "nonexistent-target").exists(), "dump symlink: the dangling link's target was created")
         check(link.is_symlink() and os.readlink(link) == str(target), "dump symlink: the planted link was changed")
-        fl.log(f"symlink at dump path -> {target.name}: {lines[0]}")
+        log(f"symlink at dump path -> {target.name}: {lines[0]}")
         link.unlink()
 
     # 2. Symlink at /tmp/perf-<pid>.map (the default perfmap directory).
@@ -89,7 +89,7 @@ def body(ctx: fl.Context) -> None:
             p = Path(record.read_text().strip())
             if p.is_symlink():
                 p.unlink()
-    fl.on_exit(remove_planted)
+    cleanup.add(remove_planted)
     # -f: a stale map of an earlier process with this pid may be in the way
     plant = f"ln -sfn {victim} /tmp/perf-$$.map; echo /tmp/perf-$$.map > {record}"
     pid, stderr, lines = run_planted(plant, f"dir={out},perfmap=on")
@@ -98,8 +98,8 @@ def body(ctx: fl.Context) -> None:
     check(fingerprint(victim) == before, "perf map symlink: the victim was touched")
     check(os.path.islink(f"/tmp/perf-{pid}.map") and os.readlink(f"/tmp/perf-{pid}.map") == str(victim),
           "perf map symlink: the planted link was changed")
-    ctx.assert_valid(fl.dumps_in(out)[0], "perf map symlink: the dump")
-    fl.log(f"symlink at /tmp/perf-<pid>.map: {lines[0]}")
+    ctx.assert_valid(dumps_in(out)[0], "perf map symlink: the dump")
+    log(f"symlink at /tmp/perf-<pid>.map: {lines[0]}")
 
     # 3. Another user's regular file at the dump path and at the perf map path.
     out = ctx.work / "out-foreign"
@@ -140,8 +140,8 @@ def body(ctx: fl.Context) -> None:
         f"printf 'theirs\\n' > {shared}/stats-$$.json && chown {NOBODY} {shared}/stats-$$.json",
         f"dir={out},stats={shared}/stats-%p.json")
     theirs = shared / f"stats-{pid}.json"
-    fl.known_bug("stats-overwrites-foreign-file", theirs.read_text() == "theirs\n" and theirs.stat().st_uid == NOBODY,
-                 f"stats= truncated and rewrote another user's file {theirs} (open without O_EXCL)", stderr)
+    check(theirs.read_text() == "theirs\n" and theirs.stat().st_uid == NOBODY,
+          f"[stats-overwrites-foreign-file] stats= truncated and rewrote another user's file {theirs}", stderr)
 
     # 6. The output directory is a symlink another user planted in a shared directory.
     elsewhere = ctx.work / "elsewhere"
@@ -149,11 +149,9 @@ def body(ctx: fl.Context) -> None:
     link_dir = shared / "jitdumps"
     pid, stderr, lines = run_planted(f"ln -s {elsewhere} {link_dir} && chown -h {NOBODY} {link_dir}",
                                      f"dir={link_dir}")
-    followed = fl.dumps_in(elsewhere)
-    fl.known_bug("dir-symlink-followed", not followed,
-                 f"dir= followed a symlink owned by another user ({link_dir} -> {elsewhere}) and wrote "
-                 f"{[p.name for p in followed]} there; safe_file.h promises to accept only links owned by the user "
-                 "or root", stderr)
+    followed = dumps_in(elsewhere)
+    check(not followed, f"[dir-symlink-followed] dir= followed a symlink owned by another user ({link_dir} -> "
+          f"{elsewhere}) and wrote {[p.name for p in followed]} there", stderr)
     link_dir.unlink()
 
     # 7. Modes.
@@ -171,13 +169,13 @@ def mode_of(p: Path) -> int:
     return stat.S_IMODE(p.stat().st_mode)
 
 
-def modes(ctx: fl.Context) -> None:
+def modes(ctx) -> None:
     for mode_opt, want in (("", 0o600), (",mode=0640", 0o640), (",mode=0644", 0o644)):
         out = ctx.work / f"modes{want:o}" / "sub"
         stats_path = ctx.work / f"modes{want:o}-stats.json"
         r = ctx.run_java(f"dir={out},perfmap={out},stats={stats_path}{mode_opt}", "Work", str(ROUNDS))
         check(r.returncode == 0, f"mode{mode_opt}: JVM failed", r.stderr.decode())
-        dump = fl.dumps_in(out)[0]
+        dump = dumps_in(out)[0]
         perfmap = next(out.glob("perf-*.map"))
         for p in (dump, perfmap, stats_path):
             check(mode_of(p) == want, f"mode{mode_opt or ' (default)'}: {p.name} has {mode_of(p):o}, want {want:o}")
@@ -192,11 +190,10 @@ def modes(ctx: fl.Context) -> None:
     finally:
         os.umask(old)
     check(r.returncode == 0, "umask 077: JVM failed", r.stderr.decode())
-    dump_mode, map_mode = mode_of(fl.dumps_in(out)[0]), mode_of(next(out.glob("perf-*.map")))
+    dump_mode, map_mode = mode_of(dumps_in(out)[0]), mode_of(next(out.glob("perf-*.map")))
     check(dump_mode == 0o600, f"umask 077 + mode=0644: dump has {dump_mode:o}, want 600 (umask applies)")
-    fl.known_bug("perfmap-mode-ignores-umask", map_mode == dump_mode,
-                 f"umask 077 + mode=0644: the dump is {dump_mode:o} but the compacted perf map is {map_mode:o} "
-                 "(PerfMapFile::Compact fchmods to mode= and ignores the umask)")
+    check(map_mode == dump_mode, f"[perfmap-mode-ignores-umask] umask 077 + mode=0644: the dump is {dump_mode:o} "
+          f"but the compacted perf map is {map_mode:o}")
     # The default layout: $JITDUMPDIR/.debug/jit/java-jit-YYYYMMDD.XXXXXX, private.
     base = ctx.work / "jitdumpdir"
     r = ctx.run_java("log=info", "Work", str(ROUNDS), env={"JITDUMPDIR": str(base)})
@@ -205,8 +202,8 @@ def modes(ctx: fl.Context) -> None:
     check(len(dirs) == 1, f"default layout: expected one java-jit-* directory, got {dirs}", r.stderr.decode())
     check(mode_of(dirs[0]) == 0o700, f"default layout: {dirs[0].name} has {mode_of(dirs[0]):o}, want 700")
     check(mode_of(base / ".debug" / "jit") == 0o755, "default layout: .debug/jit should be 0755")
-    check(mode_of(fl.dumps_in(dirs[0])[0]) == 0o600, "default layout: dump should be 0600")
-    fl.log("modes: dump/perf map/stats 0600 by default, mode= honoured, dirs 0755, java-jit-* 0700")
+    check(mode_of(dumps_in(dirs[0])[0]) == 0o600, "default layout: dump should be 0600")
+    log("modes: dump/perf map/stats 0600 by default, mode= honoured, dirs 0755, java-jit-* 0700")
 
 
 WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC")
@@ -232,16 +229,13 @@ def touched_paths(log: Path, reads: bool = False) -> set:
     return paths
 
 
-def confinement(ctx: fl.Context) -> None:
-    if subprocess.run(["sh", "-c", "command -v strace"], capture_output=True).returncode != 0:
-        fl.log("strace not installed: skipping the confinement check")
-        return
+def confinement(ctx) -> None:
     jvm = ["-XX:-UsePerfData"]
     base_log, agent_log = ctx.work / "strace-base.log", ctx.work / "strace-agent.log"
     out, maps, stats_dir = ctx.work / "conf-out", ctx.work / "conf-maps", ctx.work / "conf-stats"
-    for log, options in ((base_log, None), (agent_log, f"dir={out},perfmap={maps},stats={stats_dir}/s.json")):
+    for trace, options in ((base_log, None), (agent_log, f"dir={out},perfmap={maps},stats={stats_dir}/s.json")):
         stats_dir.mkdir(exist_ok=True)
-        cmd = ["strace", "-f", "-qq", "-o", str(log), "-e",
+        cmd = ["strace", "-f", "-qq", "-o", str(trace), "-e",
                "trace=open,openat,creat,mkdir,mkdirat,unlink,unlinkat,rmdir,link,linkat,symlink,symlinkat,rename,"
                "renameat,renameat2,chmod,fchmodat,truncate"] + ctx.java_cmd(options, "Work", str(ROUNDS), jvm_args=jvm)
         r = subprocess.run(cmd, capture_output=True, timeout=300, cwd=ctx.work)
@@ -259,8 +253,5 @@ def confinement(ctx: fl.Context) -> None:
                         if re.sub(r"\d+", "N", p) not in base_reads and not p.startswith(allowed)
                         and p not in ("/proc/self/exe", str(ctx.agent)))
     check(read_extra == [], f"confinement: the agent opened paths outside its directories: {read_extra}")
-    fl.log("confinement: every path the agent opened is under dir=, perfmap= or stats= (or /proc/self/exe)")
+    log("confinement: every path the agent opened is under dir=, perfmap= or stats= (or /proc/self/exe)")
 
-
-if __name__ == "__main__":
-    fl.main(body)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates the seed corpus under corpus/ (the result is committed; rerun only to refresh it).
 
-    make_corpus.py [--agent libjitdumpagent.so] [--java-home JDK]
+    make_corpus.py [--agent libjitdumpagent.so] [--java-home JDK] [--tool jitdump]
 
 - options/: option strings in the fuzzer's layout (COMMAND_LINE \\0 ENVIRONMENT \\0 CONFIG_FILE);
 - reader/ and tool/:
@@ -14,8 +14,11 @@
     inline records with huge counts and with indexes out of range, an unknown record type,
     a MOVE, an UNWINDING_INFO whose sizes do not add up, a truncated final record;
   * tool/ also gets dumps with `perf script` text after the separator (for `jitdump fold`).
+The crafted files are written byte by byte on purpose (the reader must survive what no producer
+writes); existing dumps are cut at record boundaries that `jitdump records --json` reports.
 """
 import argparse
+import json
 import os
 import struct
 import subprocess
@@ -24,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
+ROOT = HERE.parents[3]
 CORPUS = HERE / "corpus"
 SEP = b"\n#PERF-SCRIPT#\n"
 
@@ -132,19 +135,21 @@ def crafted() -> dict:
     return out
 
 
-def trim(data: bytes, budget: int, keep_close: bool) -> bytes:
-    """Header + whole records from the start while under `budget` (a DEBUG_INFO or inline record
-    stays with the CODE_LOAD after it), then a CLOSE record when asked."""
+def whole_records(tool: str, path: Path) -> list:
+    """[(offset, type, total_size)] of the whole records of `path`, from `jitdump records --json`."""
+    r = subprocess.run([tool, "records", "--json", str(path)], capture_output=True, text=True, check=True)
+    return [(rec["offset"], rec["type"], rec["total_size"]) for rec in json.loads(r.stdout)["records"]]
+
+
+def trim(data: bytes, records: list, budget: int, keep_close: bool) -> bytes:
+    """The header + `records` (whole records of `data`) from the first while under `budget` (a
+    DEBUG_INFO, unwinding or inline record stays with the CODE_LOAD after it), then a CLOSE
+    record when asked."""
     out = bytearray(data[:40])
-    off = 40
     group = bytearray()
-    while off + 16 <= len(data):
-        rid, size, _ = struct.unpack_from("<IIQ", data, off)
-        if size < 16 or off + size > len(data):
-            break
+    for off, kind, size in records:
         group += data[off:off + size]
-        off += size
-        if rid in (2, 4, 827346259):
+        if kind in ("DEBUG_INFO", "UNWINDING_INFO", "SAMPLY_DEBUG_INFO2"):
             continue  # belongs to the next load
         if len(out) + len(group) > budget:
             break
@@ -155,7 +160,7 @@ def trim(data: bytes, budget: int, keep_close: bool) -> bytes:
     return bytes(out)
 
 
-def agent_dumps(agent: str, java_home: str) -> dict:
+def agent_dumps(agent: str, java_home: str, tool: str) -> dict:
     java = os.path.join(java_home, "bin", "java") if java_home else "java"
     javac = os.path.join(java_home, "bin", "javac") if java_home else "javac"
     out = {}
@@ -166,16 +171,13 @@ def agent_dumps(agent: str, java_home: str) -> dict:
             d = Path(tmp) / name
             subprocess.run([java, f"-agentpath:{agent}=dir={d}{opts}", "-cp", tmp, "Work", "3000"], check=True,
                            stdout=subprocess.DEVNULL)
-            data = next(d.glob("jit-*.dump")).read_bytes()
+            path = next(d.glob("jit-*.dump"))
+            data, records = path.read_bytes(), whole_records(tool, path)
             # Skip the stubs at the start so compiled methods (with lines / inline records) are in.
-            off = 40
-            while off + 16 <= len(data):
-                rid, size, _ = struct.unpack_from("<IIQ", data, off)
-                if rid in (2, 827346259):
-                    break
-                off += size
-            out[name] = trim(data[:40] + data[off:], 6000, keep_close=True)
-            out[name + "-stubs"] = trim(data, 3000, keep_close=False)
+            first = next((i for i, r in enumerate(records) if r[1] in ("DEBUG_INFO", "SAMPLY_DEBUG_INFO2")),
+                         len(records))
+            out[name] = trim(data, records[first:], 6000, keep_close=True)
+            out[name + "-stubs"] = trim(data, records, 3000, keep_close=False)
     return out
 
 
@@ -210,15 +212,17 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--agent", default="")
     p.add_argument("--java-home", default="")
+    p.add_argument("--tool", default=str(ROOT / "build" / "jitdump" / "tool" / "jitdump"),
+                   help="the jitdump tool that finds the record boundaries (default: build/ of this checkout)")
     a = p.parse_args()
     reader = crafted()
     node = ROOT / "cpp-tests" / "fixtures" / "node-v20-fib.jitdump"
     if node.is_file():
         data = node.read_bytes()
-        reader["node-v20"] = trim(data, 12000, keep_close=False)
+        reader["node-v20"] = trim(data, whole_records(a.tool, node), 12000, keep_close=False)
         reader["node-v20-tail"] = data[:40] + data[-6000:]  # starts mid-record: garbage then records
     if a.agent:
-        reader.update(agent_dumps(a.agent, a.java_home))
+        reader.update(agent_dumps(a.agent, a.java_home, a.tool))
     for sub, seeds in (("options", options_seeds()), ("reader", reader), ("tool", tool_seeds(reader))):
         d = CORPUS / sub
         d.mkdir(parents=True, exist_ok=True)
