@@ -149,7 +149,7 @@ def default_jdk() -> jdks.Jdk:
 def work(request, build, jdk, default_jdk) -> Path:
     """An empty directory for this test, kept afterwards for inspection:
     BUILD/scripts/tests/work/SUITE/TEST[-JDK]."""
-    suite = Path(request.node.fspath).parent.name
+    suite = request.node.path.parent.name
     name = request.node.name + ("" if jdk.home == default_jdk.home else f"-{jdk.name}")
     path = fresh_directory(build.tests / "work" / suite / name)
     log(f"work directory {path}")
@@ -189,7 +189,7 @@ def long_run(pytestconfig) -> bool:
 def jvm(request, build, agent, jdk, work, cleanup) -> Jvm:
     """JVMs of the JDK under test running the suite's Java programs (SUITE/java/*.java, compiled
     once per JDK into BUILD/scripts/tests/classes/SUITE-JDK) with or without the agent."""
-    suite_dir = Path(request.node.fspath).parent
+    suite_dir = request.node.path.parent
     sources = sorted((suite_dir / "java").glob("*.java"))
     classes = build.tests / "classes" / f"{suite_dir.name}-{jdk.name}"
     if sources:

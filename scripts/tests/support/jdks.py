@@ -6,7 +6,7 @@ the test programs. Others come from meson's `extra_jdks` option: "auto" is every
 /usr/lib/jvm (a directory with bin/java and bin/javac), deduplicated by realpath; otherwise a
 colon-separated list of homes ("" for none).
 
-As a command (java-tests/meson.build and scripts/tests/faults/meson.build call it at configure
+As a command (java-tests/meson.build and scripts/tests/meson.build call it at configure
 time), prints one "NAME<TAB>HOME" line per JDK, the default first, named by its feature version
 ("17"), the others by their directory name without the -jdk/-amd64 suffixes ("temurin-25"):
     jdks.py EXTRA_JDKS
