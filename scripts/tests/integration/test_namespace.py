@@ -4,36 +4,31 @@ cannot after the JVM exits, and how scripts/collect (watch, inject) closes that 
 scripts/attach into such a JVM."""
 import os
 import re
-import shlex
 import signal
 import subprocess
 import time
 
 import pytest
 
-from support import perf
+from support import namespaces, perf
 from support.checks import check, log
 from support.jvm import finish, wait_line
-from support.prereq import require_command, require_root
+from support.namespaces import NS_AGENT, NS_CLASSES, ns_pid_of, private_tmp, start_in_namespace, unshare
 from support.procs import run
 
 from .workload import METHOD_NAME, attach, check_map_file, read_dump, read_map, simple_method
 
 PERF_SCRIPT_LINE = re.compile(r"^\s*(\d+)\s+([0-9a-f]+)\s+(.*)\s+\((.*)\)\s*$")
-# Where private_tmp() puts the workload classes and the agent inside the namespace.
-NS_CLASSES = "/tmp/app"
-NS_AGENT = "/tmp/agent/libjitdumpagent.so"
 WORKLOAD_METHODS = ("Workload.sumMixed", "Workload.mix", "Workload.mapWork")
 
 
 @pytest.fixture
-def namespaces():
-    require_root("unshare --pid --mount")
-    require_command("unshare", "util-linux")
+def in_namespaces():
+    namespaces.require()
 
 
 @pytest.fixture
-def perf_env(namespaces, work):
+def perf_env(in_namespaces, work):
     """perf record -a must work here; perf's build-id cache goes to the test's directory."""
     perf.require_sampling(system_wide=True)
     return perf.env(work / "home")
@@ -60,52 +55,6 @@ def jit_summary(samples, hostpid):
     resolved = [(s, d) for s, d in jit if s != "[unknown]"]
     java = [(s, d) for s, d in resolved if METHOD_NAME.match(s)]
     return jit, resolved, java
-
-
-def private_tmp(jvm):
-    """Shell that gives a new mount namespace its own tmpfs /tmp (as a container has) holding the
-    workload classes and the agent. They are copied in because the build directory may itself
-    live under /tmp (a CI clone), where the new mount hides it: opened before the mount, they
-    stay reachable through /proc/self/fd."""
-    return (f"exec 3<{shlex.quote(str(jvm.classes))} 4<{shlex.quote(str(jvm.agent))} && "
-            "mount -t tmpfs -o mode=1777 tmpfs /tmp && "
-            f"mkdir -p /tmp/jit {NS_CLASSES} {os.path.dirname(NS_AGENT)} && "
-            f"cp -r /proc/self/fd/3/. {NS_CLASSES} && cp /proc/self/fd/4 {NS_AGENT} && exec 3<&- 4<&- && ")
-
-
-def unshare(jvm, inner):
-    return jvm.spawn(["unshare", "--pid", "--mount", "--fork", "--mount-proc", "sh", "-c", inner])
-
-
-def start_in_namespace(jvm, java_args, agent_options):
-    """Starts java as pid 1 of new pid+mount namespaces with a private tmpfs /tmp. Returns
-    (unshare process, host pid of the JVM)."""
-    p = unshare(jvm, private_tmp(jvm) +
-                f"exec {jvm.java} -agentpath:{NS_AGENT}={agent_options} -cp {NS_CLASSES} {java_args}")
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
-                children = f.read().split()
-        except OSError:
-            children = []
-        for child in children:
-            try:
-                exe = os.readlink(f"/proc/{child}/exe")
-            except OSError:
-                continue
-            if os.path.basename(exe) == "java":
-                return p, int(child)
-        time.sleep(0.01)
-    check(False, "the JVM did not start in the namespace")
-
-
-def ns_pid_of(hostpid):
-    with open(f"/proc/{hostpid}/status") as f:
-        for line in f:
-            if line.startswith("NStgid:"):
-                return [int(x) for x in line.split()[1:]]
-    return []
 
 
 def start_perf_record(perf_env, cleanup, output):
@@ -250,7 +199,7 @@ def test_namespace_perf_alive(jvm, build, work, cleanup, perf_env):
     check(len(resolved) >= 0.95 * len(jit), "injected while alive, unresolved after exit")
 
 
-def test_namespace_attach(jvm, build, tool, work, namespaces):
+def test_namespace_attach(jvm, build, tool, work, in_namespaces):
     """scripts/attach from the host into a JVM in its own pid+mount namespace, then collect."""
     p = unshare(jvm, private_tmp(jvm) + f"exec {jvm.java} -cp {NS_CLASSES} Workload 20000 /tmp/stop")
     wait_line(p, "ready")
