@@ -75,6 +75,9 @@ struct Process {
   uint32_t pid = 0;
   std::string command;  // perf's comm of the process's main thread
   std::string dump;     // path of its jit-<pid>.dump; empty for a process without one
+  // The pid the JVM itself saw, which names its files (jit-<dump_pid>.dump, the agent's stats
+  // with %p): `pid` inside a container's pid namespace differs from it. 0 without a dump.
+  uint32_t dump_pid = 0;
 };
 
 struct Profile {

@@ -1,0 +1,23 @@
+// Folded stacks, the input of flamegraph.pl, speedscope and inferno: one line per distinct
+// stack, "thread;outermost;...;innermost COUNT", with every JIT frame expanded into its inline
+// chain. The first frame is the sampled thread's name, as perf's stackcollapse-perf.pl writes.
+#pragma once
+
+#include <ostream>
+
+#include "jitdump/report/profile.h"
+
+namespace jitdump::report {
+
+struct FoldedOptions {
+  // Append the suffixes FlameGraph's --color=java and async-profiler use to tell frames apart:
+  // "_[j]" compiled Java, "_[i]" inlined Java, "_[0]" interpreted, "_[k]" kernel. Native code,
+  // stubs and unknown frames get none.
+  bool annotate = false;
+};
+
+// ';' separates frames, so one inside a name becomes ','; line breaks become spaces. Lines are
+// sorted (byte order) so the output is deterministic.
+void WriteFolded(const Profile& profile, const FoldedOptions& options, std::ostream& out);
+
+}  // namespace jitdump::report

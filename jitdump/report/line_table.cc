@@ -1,0 +1,121 @@
+#include "jitdump/report/line_table.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <unordered_map>
+
+#include "jitdump/report/sample_leaf.h"
+
+namespace jitdump::report {
+namespace {
+
+std::string_view Basename(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// The group of a sample without a Java source line.
+std::string GroupOf(const SampleLeaf& leaf) {
+  if (leaf.function == nullptr) return "[unknown]";
+  switch (leaf.function->kind) {
+    case FrameKind::kCompiled:
+    case FrameKind::kInlined: return "[java, no line]";
+    case FrameKind::kInterpreted: return "[interpreter]";
+    case FrameKind::kStub: return "[jit stubs]";
+    case FrameKind::kKernel: return "[kernel]";
+    case FrameKind::kNative:
+      return leaf.mapping != nullptr && !leaf.mapping->file.empty() ? "[" + std::string(Basename(leaf.mapping->file)) + "]"
+                                                                     : "[native]";
+    case FrameKind::kUnknown: return IsUnresolvedJit(leaf) ? "[jit, unresolved]" : "[unknown]";
+  }
+  return "[unknown]";
+}
+
+std::string Percent(uint64_t part, uint64_t whole) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f%%", whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+  return buffer;
+}
+
+template <typename Map>
+std::string Hottest(const Map& counts) {
+  std::string best;
+  uint64_t most = 0;
+  for (const auto& [name, n] : counts) {
+    if (n > most || (n == most && name < best)) {
+      best = name;
+      most = n;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+LineTable BuildLineTable(const Profile& profile) {
+  struct Acc {
+    bool java_line = false;
+    uint64_t samples = 0;
+    std::map<std::string, uint64_t> methods;
+    std::map<std::string, uint64_t> compiled_in;
+  };
+  std::unordered_map<std::string, Acc> by_key;
+  LineTable table;
+  for (const Sample& sample : profile.samples) {
+    const SampleLeaf leaf = LeafOf(profile, sample);
+    table.samples += sample.count;
+    std::string key;
+    const bool java = leaf.function != nullptr && IsJava(leaf.function->kind);
+    if (java) table.java += sample.count;
+    if (leaf.function != nullptr && leaf.function->kind == FrameKind::kInterpreted) table.interpreted += sample.count;
+    const bool java_line = java && leaf.line != 0 && !leaf.function->file.empty();
+    if (java_line) {
+      table.java_with_line += sample.count;
+      key = leaf.function->file + ":" + std::to_string(leaf.line);
+    } else {
+      key = GroupOf(leaf);
+    }
+    Acc& acc = by_key[key];
+    acc.java_line = java_line;
+    acc.samples += sample.count;
+    if (leaf.function != nullptr) {
+      acc.methods[leaf.function->name] += sample.count;
+      if (leaf.compiled != leaf.function && leaf.compiled != nullptr) acc.compiled_in[leaf.compiled->name] += sample.count;
+    }
+  }
+  for (auto& [key, acc] : by_key) {
+    LineRow row{key, acc.java_line, acc.samples, Hottest(acc.methods), Hottest(acc.compiled_in)};
+    // Only Java lines name a method; a group such as [libjvm.so] holds many.
+    if (!acc.java_line) row.method = row.compiled_in = "";
+    table.rows.push_back(std::move(row));
+  }
+  std::sort(table.rows.begin(), table.rows.end(), [](const LineRow& a, const LineRow& b) {
+    return a.samples != b.samples ? a.samples > b.samples : a.key < b.key;
+  });
+  return table;
+}
+
+void WriteLineTable(const LineTable& table, size_t top, std::ostream& out) {
+  out << "# samples: " << table.samples << ", in compiled Java methods: " << table.java << " ("
+      << table.java_with_line << " with a source line), interpreted: " << table.interpreted << "\n";
+  out << "# java_srcline_share: " << Percent(table.java_with_line, table.java)
+      << " of the samples in compiled Java methods have a File.java:N\n";
+  char buffer[96];
+  std::snprintf(buffer, sizeof buffer, "# %8s %8s  %-40s %s\n", "share", "samples", "source line", "method");
+  out << buffer;
+  size_t shown = 0;
+  for (const LineRow& row : table.rows) {
+    if (top != 0 && shown++ == top) break;
+    std::snprintf(buffer, sizeof buffer, "  %8s %8" PRIu64 "  ", Percent(row.samples, table.samples).c_str(), row.samples);
+    out << buffer << row.key;
+    if (!row.method.empty()) {
+      out << std::string(row.key.size() < 40 ? 41 - row.key.size() : 1, ' ') << row.method;
+      if (!row.compiled_in.empty()) out << " (inlined into " << row.compiled_in << ")";
+    }
+    out << '\n';
+  }
+}
+
+}  // namespace jitdump::report

@@ -1,0 +1,94 @@
+#include "jitdump/report/load_timeline.h"
+
+#include <algorithm>
+#include <iterator>
+#include <tuple>
+
+namespace jitdump::report {
+
+LoadTimeline::LoadTimeline(const JitDump& dump) {
+  for (size_t i = 0; i < dump.records.size(); ++i) {
+    const LoadBody* load = dump.records[i].load();
+    if (load == nullptr || load->code_size == 0) continue;
+    const uint64_t end = load->code_size > UINT64_MAX - load->code_addr ? UINT64_MAX : load->code_addr + load->code_size;
+    by_time_.push_back(LoadRef{load->code_addr, end, dump.records[i].timestamp, i});
+  }
+  // Loads are applied in file order for final_, so do that before sorting by time.
+  for (const LoadRef& load : by_time_) Claim(final_, load, [](const LoadRef& a, const LoadRef& b) {
+    return a.record > b.record;
+  });
+  std::stable_sort(by_time_.begin(), by_time_.end(),
+                   [](const LoadRef& a, const LoadRef& b) { return a.timestamp < b.timestamp; });
+  for (const LoadRef& load : by_time_) Claim(earliest_, load, [](const LoadRef& a, const LoadRef& b) {
+    return std::tie(a.timestamp, a.record) < std::tie(b.timestamp, b.record);
+  });
+}
+
+template <typename Better>
+void LoadTimeline::Claim(SpanMap& map, const LoadRef& load, Better better) {
+  uint64_t pos = load.start;
+  const uint64_t end = load.end;
+  auto it = map.lower_bound(pos);  // the first span starting at or after `pos`
+  if (it != map.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.end > pos) {  // a span starting before `pos` reaches past it: split it there
+      const Span tail = prev->second;
+      prev->second.end = pos;
+      it = map.emplace_hint(it, pos, tail);
+    }
+  }
+  while (pos < end) {
+    if (it == map.end() || it->first >= end) {  // nothing owns [pos, end)
+      map.emplace_hint(it, pos, Span{end, load.record, load.timestamp});
+      return;
+    }
+    if (it->first > pos) {  // nothing owns [pos, next span)
+      map.emplace_hint(it, pos, Span{it->first, load.record, load.timestamp});
+      pos = it->first;
+      continue;
+    }
+    if (it->second.end > end) {  // the span reaches past `end`: split it there
+      map.emplace_hint(std::next(it), end, it->second);
+      it->second.end = end;
+    }
+    const LoadRef owner{it->first, it->second.end, it->second.timestamp, it->second.record};
+    if (better(load, owner)) {
+      it->second.record = load.record;
+      it->second.timestamp = load.timestamp;
+    }
+    pos = it->second.end;
+    ++it;
+  }
+}
+
+int64_t LoadTimeline::Lookup(const SpanMap& map, uint64_t addr) {
+  auto it = map.upper_bound(addr);
+  if (it == map.begin()) return -1;
+  --it;
+  return addr < it->second.end ? static_cast<int64_t>(it->second.record) : -1;
+}
+
+void LoadTimeline::AdvanceTo(uint64_t time) {
+  if (time < now_) {
+    current_.clear();
+    applied_ = 0;
+    ++rewinds_;
+  }
+  while (applied_ < by_time_.size() && by_time_[applied_].timestamp <= time) {
+    Claim(current_, by_time_[applied_], [](const LoadRef& a, const LoadRef& b) { return a.record > b.record; });
+    ++applied_;
+  }
+  now_ = time;
+}
+
+LoadTimeline::Hit LoadTimeline::Find(uint64_t addr, uint64_t time) {
+  AdvanceTo(time);
+  const int64_t record = Lookup(current_, addr);
+  if (record >= 0) return Hit{record, false};
+  const int64_t first = Lookup(earliest_, addr);
+  return Hit{first, first >= 0};
+}
+
+int64_t LoadTimeline::FindFinal(uint64_t addr) const { return Lookup(final_, addr); }
+
+}  // namespace jitdump::report

@@ -1,0 +1,80 @@
+// Which CODE_LOAD of one dump described an address at a given time: the index every JIT frame
+// of a profile is resolved through.
+//
+// The answer is FindLoadAt's (reader.h): of the loads covering the address whose timestamp is
+// at most the sample's time, the latest in file order. That is what the agent's backdating
+// promises: a load's timestamp is moved back to just after the last event that touched its
+// range, so from that time on, until a later load covers the address, the code there is this
+// load's. The dump has no unload records, so code that was freed and not reused keeps its last
+// load, as in perf.
+//
+// When every load covering the address is stamped after the sample (code a late attach
+// replays with GenerateEvents, or a load posted after its code ran and backdated too little)
+// the earliest covering load is the best witness of what ran there, and Find says so with
+// `before_load`.
+//
+// FindLoadAt scans every record per query. Here queries cost O(log n): perf script prints
+// samples in time order, so the index keeps the code map as of the last query's time and
+// applies the loads stamped since; a query earlier than the previous one rebuilds that map
+// from the start (correct for any order, fast for the order perf gives).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "jitdump/reader.h"
+
+namespace jitdump::report {
+
+class LoadTimeline {
+ public:
+  explicit LoadTimeline(const JitDump& dump);
+
+  struct Hit {
+    int64_t record = -1;       // index into JitDump::records of the CODE_LOAD, or -1
+    bool before_load = false;  // every covering load is stamped after the queried time
+  };
+
+  // The load covering `addr` at `time` (perf's sample time, CLOCK_MONOTONIC nanoseconds).
+  Hit Find(uint64_t addr, uint64_t time);
+  // The load covering `addr` once the whole dump is applied (for samples without a time, or a
+  // recording not made with the dump's clock): the latest covering load in file order.
+  int64_t FindFinal(uint64_t addr) const;
+
+  // How many times a query earlier than the previous one rebuilt the map (a statistic).
+  uint64_t rewinds() const { return rewinds_; }
+
+ private:
+  // Address ranges, each owned by one load record (its timestamp kept for comparisons).
+  struct Span {
+    uint64_t end = 0;  // exclusive
+    size_t record = 0;
+    uint64_t timestamp = 0;
+  };
+  using SpanMap = std::map<uint64_t, Span>;  // start -> span
+
+  struct LoadRef {
+    uint64_t start = 0;
+    uint64_t end = 0;
+    uint64_t timestamp = 0;
+    size_t record = 0;
+  };
+
+  // Gives every address of [load.start, load.end) to `load` where the map has no owner or
+  // `better(load, owner)` holds (owner as a LoadRef of the part it owns).
+  template <typename Better>
+  static void Claim(SpanMap& map, const LoadRef& load, Better better);
+  static int64_t Lookup(const SpanMap& map, uint64_t addr);
+  void AdvanceTo(uint64_t time);
+
+  std::vector<LoadRef> by_time_;  // every load with code, by (timestamp, file order)
+  size_t applied_ = 0;            // by_time_[0, applied_) are in current_
+  uint64_t now_ = 0;              // the time current_ describes
+  SpanMap current_;               // the latest load in file order among those applied
+  SpanMap earliest_;              // the covering load with the smallest timestamp
+  SpanMap final_;                 // the latest covering load in file order
+  uint64_t rewinds_ = 0;
+};
+
+}  // namespace jitdump::report

@@ -1,0 +1,98 @@
+#include "jitdump/report/process_map.h"
+
+#include <algorithm>
+
+namespace jitdump::report {
+
+bool DumpFileName(std::string_view path, uint32_t* dump_pid) {
+  while (path.size() > 10 && path.substr(path.size() - 10) == " (deleted)") path.remove_suffix(10);
+  const size_t slash = path.rfind('/');
+  std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  if (base.size() < 10 || base.substr(0, 4) != "jit-" || base.substr(base.size() - 5) != ".dump") return false;
+  base = base.substr(4, base.size() - 9);
+  if (base.empty() || base.size() > 10) return false;
+  uint64_t value = 0;
+  for (char c : base) {
+    if (c < '0' || c > '9') return false;
+    value = value * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (value > UINT32_MAX) return false;
+  *dump_pid = static_cast<uint32_t>(value);
+  return true;
+}
+
+void ProcessMap::OnEvent(const ScriptEvent& event) {
+  if (event.pid < 0 || event.pid > UINT32_MAX) return;
+  const uint32_t pid = static_cast<uint32_t>(event.pid);
+  const uint64_t time = event.time_ns.value_or(0);
+  switch (event.kind) {
+    case ScriptEventKind::kMmap: {
+      uint32_t dump_pid;
+      if (!DumpFileName(event.path, &dump_pid)) return;
+      std::string path = event.path;
+      while (path.size() > 10 && path.compare(path.size() - 10, 10, " (deleted)") == 0) path.resize(path.size() - 10);
+      // Two threads of one agent never map the dump twice, but perf can both synthesize and
+      // record a marker when it starts while the agent is attaching: keep the first.
+      auto& list = by_pid_[pid];
+      for (size_t index : list) {
+        if (markers_[index].path == path && !BoundaryBetween(pid, markers_[index].time, time)) return;
+      }
+      markers_.push_back(DumpMarker{pid, dump_pid, time, std::move(path)});
+      list.push_back(markers_.size() - 1);
+      std::stable_sort(list.begin(), list.end(),
+                       [&](size_t a, size_t b) { return markers_[a].time < markers_[b].time; });
+      commands_.try_emplace(pid, "");
+      return;
+    }
+    case ScriptEventKind::kComm:
+      if (event.tid == event.pid) commands_[pid] = event.comm;
+      if (event.exec) boundaries_[pid].push_back(time);
+      return;
+    case ScriptEventKind::kFork:
+      commands_.try_emplace(pid, "");
+      return;
+    case ScriptEventKind::kExit:
+      if (event.tid == event.pid) boundaries_[pid].push_back(time);
+      return;
+  }
+}
+
+void ProcessMap::AddMarker(uint32_t pid, uint32_t dump_pid, std::string path) {
+  markers_.push_back(DumpMarker{pid, dump_pid, 0, std::move(path)});
+  auto& list = by_pid_[pid];
+  list.insert(list.begin(), markers_.size() - 1);
+}
+
+bool ProcessMap::BoundaryBetween(uint32_t pid, uint64_t after, uint64_t until) const {
+  const auto it = boundaries_.find(pid);
+  if (it == boundaries_.end()) return false;
+  return std::any_of(it->second.begin(), it->second.end(), [&](uint64_t b) { return b > after && b <= until; });
+}
+
+int64_t ProcessMap::MarkerFor(uint32_t pid, std::optional<uint64_t> time) const {
+  const auto it = by_pid_.find(pid);
+  if (it == by_pid_.end() || it->second.empty()) return -1;
+  const std::vector<size_t>& list = it->second;
+  if (!time) return static_cast<int64_t>(list.back());
+  // The latest marker at or before the sample, when the process image is still the same.
+  size_t later = list.size();  // the first marker after the sample
+  for (size_t k = list.size(); k-- > 0;) {
+    const DumpMarker& marker = markers_[list[k]];
+    if (marker.time > *time) {
+      later = k;
+      continue;
+    }
+    if (!BoundaryBetween(pid, marker.time, *time)) return static_cast<int64_t>(list[k]);
+    break;
+  }
+  // Else a marker after the sample of the same process image: the agent attached later.
+  if (later == list.size()) return -1;
+  return BoundaryBetween(pid, *time, markers_[list[later]].time) ? -1 : static_cast<int64_t>(list[later]);
+}
+
+std::string ProcessMap::CommandOf(uint32_t pid) const {
+  const auto it = commands_.find(pid);
+  return it == commands_.end() ? std::string() : it->second;
+}
+
+}  // namespace jitdump::report

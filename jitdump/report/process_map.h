@@ -1,0 +1,61 @@
+// Which JVM dump describes a process at a given time, from the recording's side-band events:
+// the marker mmap each agent makes of its jit-<pid>.dump (perf records it, or synthesizes it
+// from /proc when the JVM was already running), and the exits and execs that end a process
+// image (pids are reused; `exec java` replaces a shell).
+//
+// A container's JVM names its dump by its own pid (jit-1.dump) while perf records the host
+// pid: a marker keeps both.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "jitdump/report/perf_script.h"
+
+namespace jitdump::report {
+
+struct DumpMarker {
+  uint32_t pid = 0;       // the process as perf saw it (host pid)
+  uint32_t dump_pid = 0;  // the N of jit-N.dump: the JVM's own pid (its namespace's)
+  uint64_t time = 0;      // when perf saw the mapping (0 for mappings perf synthesized)
+  std::string path;       // the path the JVM mapped, as it saw it
+};
+
+// "/x/jit-1234.dump" -> 1234; false for other names (perf's own rule: "jit-", digits, ".dump").
+bool DumpFileName(std::string_view path, uint32_t* dump_pid);
+
+class ProcessMap {
+ public:
+  // Feed every side-band event in recording order.
+  void OnEvent(const ScriptEvent& event);
+  // A dump found without a marker (a --dumps directory holds jit-<pid>.dump of a process the
+  // recording saw): it describes the pid from its first event on.
+  void AddMarker(uint32_t pid, uint32_t dump_pid, std::string path);
+
+  const std::vector<DumpMarker>& markers() const { return markers_; }
+  bool HasMarker(uint32_t pid) const { return by_pid_.count(pid) != 0; }
+  // Pids the recording's events mention (forks, comms, mmaps).
+  const std::map<uint32_t, std::string>& commands() const { return commands_; }
+
+  // The marker (index into markers()) whose dump describes `pid` at `time`, or -1: the latest
+  // marker at or before `time` with no exit or exec of the process in between; failing that
+  // (a sample taken before a late attach mapped the dump) the first later marker with no exit
+  // or exec in between. Without a time, the pid's last marker.
+  int64_t MarkerFor(uint32_t pid, std::optional<uint64_t> time) const;
+
+  // The process's command (its main thread's comm), or "".
+  std::string CommandOf(uint32_t pid) const;
+
+ private:
+  bool BoundaryBetween(uint32_t pid, uint64_t after, uint64_t until) const;
+
+  std::vector<DumpMarker> markers_;
+  std::map<uint32_t, std::vector<size_t>> by_pid_;        // marker indexes, in time order
+  std::map<uint32_t, std::vector<uint64_t>> boundaries_;  // exit and exec times per pid
+  std::map<uint32_t, std::string> commands_;
+};
+
+}  // namespace jitdump::report

@@ -1,0 +1,111 @@
+// Builds a Profile from perf script's samples (perf_script.h) and the dumps of the JVMs in the
+// recording: every JIT frame resolved by address and time to the load that covered it, and
+// expanded into its inline chain; kernel and native frames keep perf's symbols.
+//
+// Stacks: the first frame of a sample is where the CPU was (looked up at that address), and so
+// is the first user-space frame after kernel frames (the interrupted user pc); every other frame
+// is a return address, looked up one byte earlier, inside the call instruction, so an inlined
+// call resolves to the inline chain of the call and not of the instruction after it. DWARF
+// call chains (perf record --call-graph dwarf) arrive already adjusted by perf.
+//
+// Memory is bounded by what is distinct (functions, locations, stacks), never by the number of
+// samples: the reader keeps no sample once it is counted.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "jitdump/report/jvm_code.h"
+#include "jitdump/report/perf_script.h"
+#include "jitdump/report/process_map.h"
+#include "jitdump/report/profile.h"
+
+namespace jitdump::report {
+
+struct ReadOptions {
+  // Directories holding dumps collected elsewhere (scripts/collect, kubectl cp): see
+  // dump_locator.h.
+  std::vector<std::string> dump_dirs;
+  // perf already moved return addresses onto the call instruction (DWARF unwinding does).
+  bool return_addresses_adjusted = false;
+  // Sample times are the dumps' clock (CLOCK_MONOTONIC: perf record -k 1). When not, every JIT
+  // frame resolves to the code the dump leaves at its address.
+  bool times_are_dump_clock = true;
+  // Only samples of this event count; empty: the first event seen (others are counted in
+  // ReadStats::skipped_events).
+  std::string event;
+};
+
+struct ReadStats {
+  uint64_t samples = 0;
+  std::map<std::string, uint64_t> skipped_events;  // samples of other events, by event name
+  uint64_t frames = 0;
+  uint64_t jit_frames = 0;         // frames in JIT code of a process with a dump
+  uint64_t jit_resolved = 0;       // of those, frames a load of the dump covers
+  uint64_t jit_expanded = 0;       // of those, frames named from an inline record
+  uint64_t jit_before_load = 0;    // resolved to a load stamped after the sample (late attach)
+  uint64_t jit_time_resolved = 0;  // resolved to earlier code than the dump's final state there
+  std::vector<std::string> warnings;  // dumps that could not be found or read, ...
+};
+
+class ProfileReader final : public ScriptSink {
+ public:
+  // `processes` (the recording's markers) must outlive the reader.
+  ProfileReader(const ProcessMap& processes, ReadOptions options);
+  // One dump for every sample whatever its pid (`jitdump fold DUMP`).
+  ProfileReader(std::unique_ptr<JvmCode> only_dump, ReadOptions options);
+  ~ProfileReader() override;
+
+  void OnSample(const ScriptSample& sample) override;
+  void OnEvent(const ScriptEvent&) override {}
+
+  const ReadStats& stats() const { return stats_; }
+  // The finished profile; the reader is left empty.
+  Profile Take();
+
+ private:
+  struct Jvm;  // one marker's dump, loaded on first use
+  struct JitKey {
+    uint32_t jvm;
+    uint32_t record;
+    uint64_t addr;
+    bool operator==(const JitKey&) const = default;
+  };
+  struct JitKeyHash {
+    size_t operator()(const JitKey& k) const { return k.addr * 0x9E3779B97F4A7C15ull ^ (uint64_t{k.jvm} << 32 | k.record); }
+  };
+  struct NativeKey {
+    uint32_t mapping;
+    uint64_t addr;
+    bool operator==(const NativeKey&) const = default;
+  };
+  struct NativeKeyHash {
+    size_t operator()(const NativeKey& k) const { return k.addr * 0x9E3779B97F4A7C15ull ^ k.mapping; }
+  };
+
+  Jvm* JvmFor(const ScriptSample& sample, int64_t* marker);
+  uint32_t ProcessFor(const ScriptSample& sample, int64_t marker, const Jvm* jvm);
+  uint32_t Frame(const ScriptSample& sample, size_t index, Jvm* jvm);
+  uint32_t JitLocation(Jvm& jvm, size_t record, uint64_t addr);
+  uint32_t NativeLocation(const ScriptFrame& frame, uint64_t addr, bool kernel, bool jit_area);
+  uint32_t MappingOf(const std::string& dso);
+
+  const ProcessMap* processes_ = nullptr;
+  ReadOptions options_;
+  ReadStats stats_;
+  ProfileBuilder builder_;
+  std::vector<std::unique_ptr<Jvm>> jvms_;  // by marker index (fold: one)
+  bool single_dump_ = false;
+  std::map<std::pair<uint32_t, int64_t>, uint32_t> process_ids_;  // (pid, marker) -> process
+  std::unordered_map<JitKey, uint32_t, JitKeyHash> jit_locations_;
+  std::unordered_map<NativeKey, uint32_t, NativeKeyHash> native_locations_;
+  std::unordered_map<std::string, uint32_t> mappings_;
+  std::vector<uint32_t> stack_;  // the sample being built, leaf first
+  bool time_based_ = false;      // the event's period is nanoseconds of CPU time
+};
+
+}  // namespace jitdump::report
