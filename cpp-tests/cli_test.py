@@ -365,9 +365,53 @@ java 7/8
 def scenario_fold_time(d):
     """A sample maps to the code that was at its address at the sample's time."""
     out, err = expect_rc(["fold", os.path.join(d, "reuse.dump")], 0, stdin=REUSE_SCRIPT)
-    # 1.5 s -> first; 2.5 s -> second; 0.25 s (before both) and no time -> final state (second)
-    expect(out == "java;first 1\njava;second 3\n", "time-aware fold:\n" + out)
-    expect("1 resolved to earlier code by sample time" in err, err)
+    # 1.5 s -> first; 2.5 s -> second; 0.25 s, before both loads -> the first load covering it
+    # (code a late attach replays ran before its load); no time -> the final state (second)
+    expect(out == "java;first 2\njava;second 2\n", "time-aware fold:\n" + out)
+    expect("2 resolved to earlier code by sample time, 1 older than their code's load" in err, err)
+
+
+CALLERS_SCRIPT = """\
+java  4242/4243 [000]   100.000000:          1 cpu-clock:u:
+\t           20010 [unknown] (/tmp/perf-4242.map)
+\t           10080 [unknown] (/tmp/perf-4242.map)
+
+java  4242/4243 [000]   100.100000:          1 cpu-clock:u:
+\t           20010 [unknown] (/tmp/perf-4242.map)
+\t           10060 [unknown] (/tmp/perf-4242.map)
+
+java  4242/4243 [000]   100.200000:          1 cpu-clock:u:
+\tffffffff81000010 do_page_fault ([kernel.kallsyms])
+\t           10080 [unknown] (/tmp/perf-4242.map)
+"""
+
+
+def scenario_fold_callers(d):
+    """A caller frame is a return address: its inline chain is the call instruction's, one byte
+    before. In inline.dump Mid.step is inlined over [0x20,0x80) and Leaf.get over [0x40,0x60):
+    a call ending at 0x80 is made by Mid.step, one ending at 0x60 by Leaf.get (looked up at the
+    return address they would read Outer.run and Outer.run;Mid.step). The first user frame after
+    kernel frames is where the thread was interrupted, not a return address: 0x80 is Outer.run's."""
+    out, err = expect_rc(["fold", os.path.join(d, "inline.dump")], 0, stdin=CALLERS_SCRIPT)
+    expected = ["java;Outer.run;Mid.step;Leaf.get;Plain.fn 1", "java;Outer.run;Mid.step;Plain.fn 1",
+                "java;Outer.run;do_page_fault 1"]
+    expect(out.splitlines() == expected, "callers at return address - 1:\n" + out + "\nexpected:\n" + "\n".join(expected))
+
+
+FLAT_SCRIPT = """\
+            java  4242/4243   100.000000000:          1 cpu-clock:u:            10048 [unknown] (/tmp/perf-4242.map)
+            java  4242/4243   100.100000000:          1 cpu-clock:u:            20010 [unknown] (/tmp/perf-4242.map)
+ C2 CompilerThre  4242/4250   100.200000000:          1 cpu-clock:u:     7f0000005678 memcpy (/usr/lib/x86_64-linux-gnu/libc.so.6)
+"""
+
+
+def scenario_fold_flat(d):
+    """perf script's output of a recording without -g: one line per sample, the comm padded on the
+    left, the time field, the ip and its symbol on the same line."""
+    out, err = expect_rc(["fold", os.path.join(d, "inline.dump")], 0, stdin=FLAT_SCRIPT)
+    expected = ["C2 CompilerThre;memcpy 1", "java;Outer.run;Mid.step;Leaf.get 1", "java;Plain.fn 1"]
+    expect(out.splitlines() == expected, "flat output:\n" + out + "\nexpected:\n" + "\n".join(expected))
+    expect("3 samples" in err, err)
 
 
 def scenario_sidecar(d):

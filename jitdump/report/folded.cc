@@ -22,8 +22,7 @@ const char* Suffix(FrameKind kind) {
 
 }  // namespace
 
-void WriteFolded(const Profile& profile, const FoldedOptions& options, std::ostream& out) {
-  // Samples of different processes or addresses can fold to the same names: merge them.
+std::map<std::string, uint64_t> FoldStacks(const Profile& profile, const FoldedOptions& options) {
   std::map<std::string, uint64_t> stacks;
   std::string stack;
   for (const Sample& sample : profile.samples) {
@@ -40,7 +39,11 @@ void WriteFolded(const Profile& profile, const FoldedOptions& options, std::ostr
     }
     stacks[stack] += sample.count;
   }
-  for (const auto& [text, count] : stacks) out << text << ' ' << count << '\n';
+  return stacks;
+}
+
+void WriteFolded(const Profile& profile, const FoldedOptions& options, std::ostream& out) {
+  for (const auto& [text, count] : FoldStacks(profile, options)) out << text << ' ' << count << '\n';
 }
 
 }  // namespace jitdump::report

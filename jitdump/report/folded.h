@@ -3,7 +3,10 @@
 // chain. The first frame is the sampled thread's name, as perf's stackcollapse-perf.pl writes.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <ostream>
+#include <string>
 
 #include "jitdump/report/profile.h"
 
@@ -16,8 +19,12 @@ struct FoldedOptions {
   bool annotate = false;
 };
 
-// ';' separates frames, so one inside a name becomes ','; line breaks become spaces. Lines are
-// sorted (byte order) so the output is deterministic.
+// The folded stacks: stack text -> samples. ';' separates frames, so one inside a name becomes
+// ','; line breaks become spaces. Samples of different processes or addresses that fold to the
+// same text are merged.
+std::map<std::string, uint64_t> FoldStacks(const Profile& profile, const FoldedOptions& options);
+
+// FoldStacks as "STACK COUNT" lines, sorted (byte order) so the output is deterministic.
 void WriteFolded(const Profile& profile, const FoldedOptions& options, std::ostream& out);
 
 }  // namespace jitdump::report

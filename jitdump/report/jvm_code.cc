@@ -19,6 +19,11 @@ std::unique_ptr<JvmCode> JvmCode::Load(const std::string& path, std::string* err
              (dump.problems.empty() ? std::string() : " (" + dump.problems.front().message + ")");
     return nullptr;
   }
+  return FromDump(path, std::move(dump));
+}
+
+std::unique_ptr<JvmCode> JvmCode::FromDump(const std::string& path, JitDump dump) {
+  std::vector<uint8_t> bytes;
   std::unique_ptr<JitDump> sidecar;
   if (ReadWholeFile(path + ".inline", &bytes).ok()) {
     sidecar = std::make_unique<JitDump>(Parse(bytes));

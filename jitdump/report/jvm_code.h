@@ -27,6 +27,8 @@ class JvmCode {
   // Reads and parses `path` (and `path`.inline when present). Fails when the file cannot be
   // read or is not a jitdump; `error` says why.
   static std::unique_ptr<JvmCode> Load(const std::string& path, std::string* error);
+  // The same for a dump already parsed from `path` (its sidecar is read here).
+  static std::unique_ptr<JvmCode> FromDump(const std::string& path, JitDump dump);
 
   const std::string& path() const { return path_; }
   const JitDump& dump() const { return dump_; }

@@ -180,7 +180,7 @@ uint32_t ProfileReader::Frame(const ScriptSample& sample, size_t index, Jvm* jvm
 }
 
 void ProfileReader::OnSample(const ScriptSample& sample) {
-  if (!sample.event.empty()) {
+  if (!sample.event.empty() && !options_.every_event) {
     if (options_.event.empty()) options_.event = sample.event;
     if (sample.event != options_.event) {
       ++stats_.skipped_events[sample.event];

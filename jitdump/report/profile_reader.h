@@ -38,6 +38,7 @@ struct ReadOptions {
   // Only samples of this event count; empty: the first event seen (others are counted in
   // ReadStats::skipped_events).
   std::string event;
+  bool every_event = false;  // count the samples of every event instead
 };
 
 struct ReadStats {
