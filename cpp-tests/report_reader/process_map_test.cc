@@ -1,0 +1,95 @@
+// Which dump describes a process when: markers, late attach, exits and execs (pid reuse), and
+// dumps named by a container's pid.
+#include "jitdump/report/process_map.h"
+
+#include <gtest/gtest.h>
+
+#include "jitdump/report/dump_locator.h"
+
+namespace jitdump::report {
+namespace {
+
+ScriptEvent Mmap(int64_t pid, uint64_t time, std::string path) {
+  ScriptEvent e;
+  e.kind = ScriptEventKind::kMmap;
+  e.pid = e.tid = pid;
+  e.time_ns = time;
+  e.path = std::move(path);
+  return e;
+}
+
+ScriptEvent Task(ScriptEventKind kind, int64_t pid, uint64_t time, bool exec = false, std::string comm = "") {
+  ScriptEvent e;
+  e.kind = kind;
+  e.pid = e.tid = pid;
+  e.time_ns = time;
+  e.exec = exec;
+  e.comm = std::move(comm);
+  return e;
+}
+
+TEST(ProcessMap, DumpFileNames) {
+  uint32_t pid = 0;
+  ASSERT_TRUE(DumpFileName("/run/jit/jit-1234.dump", &pid));
+  EXPECT_EQ(pid, 1234u);
+  ASSERT_TRUE(DumpFileName("/tmp/jit-1.dump (deleted)", &pid));
+  EXPECT_EQ(pid, 1u);
+  EXPECT_FALSE(DumpFileName("/run/jit/jit-12a.dump", &pid));
+  EXPECT_FALSE(DumpFileName("/run/jit/jit-1234.dump.inline", &pid));
+  EXPECT_FALSE(DumpFileName("/usr/lib/libjvm.so", &pid));
+}
+
+TEST(ProcessMap, MarkerFromTheRecording) {
+  ProcessMap map;
+  map.OnEvent(Mmap(100, 5, "/usr/lib/libc.so.6"));
+  map.OnEvent(Mmap(100, 10, "/run/jit/jit-100.dump"));
+  ASSERT_EQ(map.markers().size(), 1u);
+  EXPECT_EQ(map.MarkerFor(100, 20), 0);
+  EXPECT_EQ(map.MarkerFor(100, std::nullopt), 0);
+  EXPECT_EQ(map.MarkerFor(101, 20), -1);
+}
+
+TEST(ProcessMap, LateAttachCoversEarlierSamples) {
+  ProcessMap map;
+  map.OnEvent(Task(ScriptEventKind::kComm, 100, 1, true, "java"));
+  map.OnEvent(Mmap(100, 50, "/tmp/x/jit-100.dump"));  // attached at 50
+  EXPECT_EQ(map.MarkerFor(100, 20), 0);
+  EXPECT_EQ(map.CommandOf(100), "java");
+}
+
+TEST(ProcessMap, PidReuseAndExec) {
+  ProcessMap map;
+  map.OnEvent(Mmap(100, 10, "/a/jit-100.dump"));
+  map.OnEvent(Task(ScriptEventKind::kExit, 100, 20));  // the first JVM exits
+  // pid 100 again: a shell that execs java at 40, whose agent attaches at 60.
+  map.OnEvent(Task(ScriptEventKind::kComm, 100, 40, true, "java"));
+  map.OnEvent(Mmap(100, 60, "/b/jit-100.dump"));
+  EXPECT_EQ(map.MarkerFor(100, 15), 0);
+  EXPECT_EQ(map.MarkerFor(100, 25), -1);  // the shell before exec: no JVM
+  EXPECT_EQ(map.MarkerFor(100, 45), 1);   // the new JVM before its late attach
+  EXPECT_EQ(map.MarkerFor(100, 70), 1);
+}
+
+TEST(ProcessMap, TwoJvms) {
+  ProcessMap map;
+  map.OnEvent(Mmap(100, 10, "/run/jit/jit-100.dump"));
+  map.OnEvent(Mmap(200, 12, "/run/jit/jit-200.dump"));
+  EXPECT_EQ(map.markers()[static_cast<size_t>(map.MarkerFor(100, 30))].path, "/run/jit/jit-100.dump");
+  EXPECT_EQ(map.markers()[static_cast<size_t>(map.MarkerFor(200, 30))].path, "/run/jit/jit-200.dump");
+}
+
+TEST(DumpLocator, ContainerDumpsByHostOrNamespacePid) {
+  // A JVM that is pid 1 in its container and 4321 on the host: perf records the host pid and
+  // the path the JVM used.
+  DumpMarker marker{4321, 1, 10, "/tmp/jit-1.dump"};
+  const std::vector<std::string> candidates = DumpCandidates(marker, {"/collected"});
+  const std::vector<std::string> want = {"/collected/jit-4321.dump", "/collected/jit-1.dump", "/tmp/jit-1.dump",
+                                         "/proc/4321/root/tmp/jit-1.dump"};
+  EXPECT_EQ(candidates, want);
+  EXPECT_TRUE(AcceptsDump(marker, 1));     // a plain copy: the header keeps the container pid
+  EXPECT_TRUE(AcceptsDump(marker, 4321));  // collect watch rewrites it to the host pid
+  EXPECT_FALSE(AcceptsDump(marker, 77));   // /tmp/jit-1.dump on the host is someone else's
+}
+
+}  // namespace
+}  // namespace jitdump::report

@@ -1,0 +1,284 @@
+// From samples and dumps to a Profile, and the outputs written from it: inline chains at the
+// sampled pc and at return address - 1, frame kinds, several JVMs, a container's dump found in a
+// --dumps directory, and what the folded stacks, the per-line table and the summary say.
+#include "jitdump/report/profile_reader.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "cpp-tests/reader_test_builder.h"
+#include "jitdump/report/folded.h"
+#include "jitdump/report/line_table.h"
+#include "jitdump/report/summary.h"
+
+namespace jitdump::report {
+namespace {
+
+using jitdump::testing::Builder;
+
+class TempDir {
+ public:
+  TempDir() {
+    char pattern[] = "/tmp/report-reader-test.XXXXXX";
+    path_ = mkdtemp(pattern);
+  }
+  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
+  const std::string& path() const { return path_; }
+  std::string Write(const std::string& name, const std::vector<uint8_t>& bytes) const {
+    const std::string file = path_ + "/" + name;
+    std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                static_cast<std::streamsize>(bytes.size()));
+    return file;
+  }
+
+ private:
+  std::string path_;
+};
+
+ScriptEvent Marker(int64_t pid, std::string path) {
+  ScriptEvent e;
+  e.kind = ScriptEventKind::kMmap;
+  e.pid = e.tid = pid;
+  e.time_ns = 1;
+  e.path = std::move(path);
+  return e;
+}
+
+ScriptFrame F(uint64_t addr, std::string sym, std::string dso) { return ScriptFrame{addr, std::move(sym), std::move(dso)}; }
+
+ScriptSample S(uint32_t pid, std::vector<ScriptFrame> frames, bool chain = true, std::string comm = "java") {
+  ScriptSample s;
+  s.comm = std::move(comm);
+  s.pid = pid;
+  s.tid = pid + 1;
+  s.time_ns = 5000;
+  s.period = 1000000;
+  s.event = "cpu-clock";
+  s.frames = std::move(frames);
+  s.call_chain = chain;
+  return s;
+}
+
+// The names of a location's inline chain, innermost first, as "name:line".
+std::vector<std::string> Chain(const Profile& p, uint32_t location) {
+  std::vector<std::string> out;
+  for (const Line& line : p.locations[location].lines) {
+    out.push_back(p.functions[line.function].name + ":" + std::to_string(line.line));
+  }
+  return out;
+}
+
+const std::string kMap = "/tmp/perf-4242.map";
+
+class ProfileReaderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // pid 4242: Outer.run at 0x10000 inlining Mid.step and Leaf.get (reader_test_builder.h),
+    // Plain.fn at 0x20000, and HotSpot's adapters at 0x30000.
+    Builder b = jitdump::testing::InlineExample();
+    b.Load(2003, 0x30000, 0x40, 3, "I2C/C2I adapters(0xb)");
+    b.Load(2004, 0x40000, 0x100, 4, "Interpreter");
+    dump_4242_ = dir_.Write("jit-4242.dump", b.bytes());
+    // pid 5000: other code at the same addresses.
+    Builder other;
+    other.Header(1, 40, 1000, 0, 5000);
+    other.Load(2000, 0x10000, 0x100, 1, "other.Other.method(int)");
+    dir_.Write("jit-5000.dump", other.bytes());
+    processes_.OnEvent(Marker(4242, dump_4242_));
+    processes_.OnEvent(Marker(5000, dir_.path() + "/jit-5000.dump"));
+  }
+
+  TempDir dir_;
+  std::string dump_4242_;
+  ProcessMap processes_;
+};
+
+TEST_F(ProfileReaderTest, InlineChainsAtThePcAndInsideTheCall) {
+  ProfileReader reader(processes_, ReadOptions{});
+  reader.OnSample(S(4242, {F(0xffffffff81000010, "asm_exc_page_fault", "[kernel.kallsyms]"),
+                           F(0x10048, "[unknown]", kMap),  // interrupted here: Leaf.get inlined
+                           F(0x10080, "[unknown]", kMap),  // returns to 0x80: the call is Mid.step's
+                           F(0x20010, "[unknown]", kMap),
+                           F(0x1234, "start_thread", "/usr/lib/x86_64-linux-gnu/libc.so.6")}));
+  const ReadStats stats = reader.stats();
+  const Profile p = reader.Take();
+  ASSERT_EQ(p.samples.size(), 1u);
+  const std::vector<uint32_t>& stack = p.samples[0].locations;
+  ASSERT_EQ(stack.size(), 5u);
+  EXPECT_EQ(Chain(p, stack[0]), std::vector<std::string>{"asm_exc_page_fault:0"});
+  EXPECT_EQ(p.functions[p.locations[stack[0]].lines[0].function].kind, FrameKind::kKernel);
+  // The first user frame after the kernel's is the interrupted pc, looked up as is.
+  EXPECT_EQ(p.locations[stack[1]].address, 0x10048u);
+  EXPECT_EQ(Chain(p, stack[1]), (std::vector<std::string>{"Leaf.get:3", "Mid.step:7", "Outer.run:30"}));
+  // A return address: looked up at 0x7f, inside Mid.step's range (at 0x80 it would be Outer.run's).
+  EXPECT_EQ(p.locations[stack[2]].address, 0x1007fu);
+  EXPECT_EQ(Chain(p, stack[2]), (std::vector<std::string>{"Mid.step:8", "Outer.run:30"}));
+  EXPECT_EQ(Chain(p, stack[3]), std::vector<std::string>{"Plain.fn:0"});
+  EXPECT_EQ(Chain(p, stack[4]), std::vector<std::string>{"start_thread:0"});
+  EXPECT_EQ(p.functions[p.locations[stack[4]].lines[0].function].kind, FrameKind::kNative);
+  const auto kinds = [&](uint32_t loc) {
+    std::vector<FrameKind> out;
+    for (const Line& l : p.locations[loc].lines) out.push_back(p.functions[l.function].kind);
+    return out;
+  };
+  EXPECT_EQ(kinds(stack[1]), (std::vector<FrameKind>{FrameKind::kInlined, FrameKind::kInlined, FrameKind::kCompiled}));
+  EXPECT_EQ(p.functions[p.locations[stack[1]].lines[0].function].file, "Leaf.java");
+  EXPECT_EQ(stats.jit_frames, 3u);
+  EXPECT_EQ(stats.jit_resolved, 3u);
+  EXPECT_EQ(stats.jit_expanded, 2u);
+  ASSERT_EQ(p.processes.size(), 1u);
+  EXPECT_EQ(p.processes[0].dump, dump_4242_);
+  EXPECT_EQ(p.processes[0].dump_pid, 4242u);
+  EXPECT_EQ(p.samples[0].nanos, 1000000u);
+  EXPECT_EQ(p.period_ns, 1000000u);
+}
+
+TEST_F(ProfileReaderTest, DwarfChainsAreNotSteppedBackAgain) {
+  ReadOptions options;
+  options.return_addresses_adjusted = true;
+  ProfileReader reader(processes_, options);
+  reader.OnSample(S(4242, {F(0x20010, "[unknown]", kMap), F(0x1007f, "[unknown]", kMap)}));
+  const Profile p = reader.Take();
+  EXPECT_EQ(p.locations[p.samples[0].locations[1]].address, 0x1007fu);
+  EXPECT_EQ(Chain(p, p.samples[0].locations[1]), (std::vector<std::string>{"Mid.step:8", "Outer.run:30"}));
+}
+
+TEST_F(ProfileReaderTest, EachJvmItsOwnDump) {
+  ProfileReader reader(processes_, ReadOptions{});
+  reader.OnSample(S(4242, {F(0x10010, "[unknown]", kMap)}, false));
+  reader.OnSample(S(5000, {F(0x10010, "[unknown]", "/tmp/perf-5000.map")}, false));
+  reader.OnSample(S(6000, {F(0x10010, "[unknown]", "/tmp/perf-6000.map")}, false));  // no dump
+  const Profile p = reader.Take();
+  ASSERT_EQ(p.samples.size(), 3u);
+  EXPECT_EQ(Chain(p, p.samples[0].locations[0]), std::vector<std::string>{"Outer.run:25"});
+  EXPECT_EQ(Chain(p, p.samples[1].locations[0]), std::vector<std::string>{"other.Other.method:0"});
+  EXPECT_EQ(Chain(p, p.samples[2].locations[0]), std::vector<std::string>{"[unknown]:0"});
+  ASSERT_EQ(p.processes.size(), 3u);
+  EXPECT_EQ(p.processes[2].dump, "");
+}
+
+TEST_F(ProfileReaderTest, ContainerDumpFromADumpsDirectory) {
+  // pid 7000 on the host is pid 1 in its container; its agent mapped /tmp/jit-1.dump there, and
+  // `collect watch` copied it to DIR/jit-7000.dump with the host pid in the header.
+  Builder b;
+  b.Header(1, 40, 1000, 0, 7000);
+  b.Load(2000, 0x10000, 0x100, 1, "c.Container.run()");
+  TempDir collected;
+  collected.Write("jit-7000.dump", b.bytes());
+  processes_.OnEvent(Marker(7000, "/nonexistent-container-root/tmp/jit-1.dump"));
+  ReadOptions options;
+  options.dump_dirs = {collected.path()};
+  ProfileReader reader(processes_, options);
+  reader.OnSample(S(7000, {F(0x10010, "[unknown]", "/tmp/perf-7000.map")}, false));
+  const Profile p = reader.Take();
+  EXPECT_EQ(Chain(p, p.samples[0].locations[0]), std::vector<std::string>{"c.Container.run:0"});
+  EXPECT_EQ(p.processes[0].dump_pid, 7000u);
+  EXPECT_TRUE(reader.stats().warnings.empty());
+}
+
+TEST_F(ProfileReaderTest, MissingDumpIsAWarning) {
+  processes_.OnEvent(Marker(8000, "/nonexistent/jit-8000.dump"));
+  ProfileReader reader(processes_, ReadOptions{});
+  reader.OnSample(S(8000, {F(0x10010, "[unknown]", "/tmp/perf-8000.map")}, false));
+  ASSERT_EQ(reader.stats().warnings.size(), 1u);
+  EXPECT_NE(reader.stats().warnings[0].find("no readable dump for pid 8000"), std::string::npos);
+}
+
+TEST_F(ProfileReaderTest, OtherEventsAreLeftOut) {
+  ProfileReader reader(processes_, ReadOptions{});
+  ScriptSample s = S(4242, {F(0x10010, "[unknown]", kMap)}, false);
+  reader.OnSample(s);
+  s.event = "cycles";
+  reader.OnSample(s);
+  EXPECT_EQ(reader.stats().samples, 1u);
+  EXPECT_EQ(reader.stats().skipped_events.at("cycles"), 1u);
+}
+
+// The outputs, from one small profile: 4 samples in Leaf.get inlined, 2 in Outer.run, 3 in the
+// adapters, 1 interpreted, 1 in the kernel, 1 unresolved JIT.
+class OutputsTest : public ProfileReaderTest {
+ protected:
+  void SetUp() override {
+    ProfileReaderTest::SetUp();
+    ProfileReader reader(processes_, ReadOptions{});
+    auto add = [&](int n, std::vector<ScriptFrame> frames) {
+      for (int i = 0; i < n; ++i) reader.OnSample(S(4242, frames));
+    };
+    add(4, {F(0x10048, "[unknown]", kMap), F(0x40010, "[unknown]", kMap)});
+    add(2, {F(0x10004, "[unknown]", kMap), F(0x40010, "[unknown]", kMap)});
+    add(3, {F(0x30004, "[unknown]", kMap)});
+    add(1, {F(0x40004, "[unknown]", kMap)});
+    add(1, {F(0xffffffff81000010, "clear_page_erms", "[kernel.kallsyms]")});
+    add(1, {F(0x90000, "[unknown]", kMap)});
+    stats_ = reader.stats();
+    profile_ = reader.Take();
+  }
+  ReadStats stats_;
+  Profile profile_;
+};
+
+TEST_F(OutputsTest, FoldedStacksWithAndWithoutSuffixes) {
+  std::ostringstream plain, annotated;
+  WriteFolded(profile_, FoldedOptions{}, plain);
+  WriteFolded(profile_, FoldedOptions{true}, annotated);
+  EXPECT_EQ(plain.str(),
+            "java;I2C/C2I adapters(0xb) 3\n"
+            "java;Interpreter 1\n"
+            "java;Interpreter;Outer.run 2\n"
+            "java;Interpreter;Outer.run;Mid.step;Leaf.get 4\n"
+            "java;[unknown] 1\n"
+            "java;clear_page_erms 1\n");
+  EXPECT_EQ(annotated.str(),
+            "java;I2C/C2I adapters(0xb) 3\n"
+            "java;Interpreter_[0] 1\n"
+            "java;Interpreter_[0];Outer.run_[j] 2\n"
+            "java;Interpreter_[0];Outer.run_[j];Mid.step_[i];Leaf.get_[i] 4\n"
+            "java;[unknown] 1\n"
+            "java;clear_page_erms_[k] 1\n");
+}
+
+TEST_F(OutputsTest, LineTableCountsTheInnermostLine) {
+  const LineTable table = BuildLineTable(profile_);
+  EXPECT_EQ(table.samples, 12u);
+  EXPECT_EQ(table.java, 6u);  // the adapters are not Java, for all the "(" in their name
+  EXPECT_EQ(table.java_with_line, 6u);
+  EXPECT_EQ(table.interpreted, 1u);
+  ASSERT_GE(table.rows.size(), 3u);
+  EXPECT_EQ(table.rows[0].key, "Leaf.java:3");
+  EXPECT_EQ(table.rows[0].samples, 4u);
+  EXPECT_EQ(table.rows[0].method, "Leaf.get");
+  EXPECT_EQ(table.rows[0].compiled_in, "Outer.run");
+  EXPECT_EQ(table.rows[1].key, "[jit stubs]");
+  EXPECT_EQ(table.rows[2].key, "Outer.java:25");
+  std::ostringstream text;
+  WriteLineTable(table, 0, text);
+  EXPECT_NE(text.str().find("# java_srcline_share: 100.00% of the samples in compiled Java methods have a File.java:N"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("Leaf.java:3"), std::string::npos);
+  EXPECT_NE(text.str().find("Leaf.get (inlined into Outer.run)"), std::string::npos) << text.str();
+}
+
+TEST_F(OutputsTest, SummaryShares) {
+  const nlohmann::json s = Summary(profile_, stats_, {{0u, nlohmann::json{{"events", 5}}}});
+  EXPECT_EQ(s["samples"], 12);
+  EXPECT_EQ(s["java"], 6);
+  EXPECT_EQ(s["java_with_line_percent"], 100.0);
+  EXPECT_EQ(s["interpreted"], 1);
+  EXPECT_EQ(s["jit"], 11);  // all but the kernel sample
+  EXPECT_EQ(s["jit_named"], 10);
+  EXPECT_EQ(s["named"], 11);
+  EXPECT_EQ(s["named_percent"], 91.67);
+  ASSERT_EQ(s["processes"].size(), 1u);
+  EXPECT_EQ(s["processes"][0]["pid"], 4242);
+  EXPECT_EQ(s["processes"][0]["jvm"], true);
+  EXPECT_EQ(s["processes"][0]["agent_stats"]["events"], 5);
+  EXPECT_EQ(s["reader"]["jit_frames"], 17);
+}
+
+}  // namespace
+}  // namespace jitdump::report
