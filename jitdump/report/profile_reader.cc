@@ -173,7 +173,12 @@ uint32_t ProfileReader::Frame(const ScriptSample& sample, size_t index, Jvm* jvm
       if (record >= 0 && record != final_load) ++stats_.jit_time_resolved;
     }
   }
-  if (record < 0) return NativeLocation(frame, lookup, false, true);
+  if (record < 0) {
+    // perf's "[unknown]" DSO is no mapping at all, mostly a frame pointer chain gone astray: only
+    // a frame in a mapping the JIT code lives in counts as JIT code left unnamed.
+    if (frame.dso.empty() || frame.dso == "[unknown]") --stats_.jit_frames;
+    return NativeLocation(frame, lookup, false, true);
+  }
   ++stats_.jit_resolved;
   if (jvm->code->HasInlineRecord(static_cast<size_t>(record))) ++stats_.jit_expanded;
   return JitLocation(*jvm, static_cast<size_t>(record), lookup);

@@ -45,7 +45,8 @@ struct ReadStats {
   uint64_t samples = 0;
   std::map<std::string, uint64_t> skipped_events;  // samples of other events, by event name
   uint64_t frames = 0;
-  uint64_t jit_frames = 0;         // frames in JIT code of a process with a dump
+  uint64_t jit_frames = 0;         // frames in JIT code of a process with a dump (a frame in no
+                                   // mapping counts only when a load covers it)
   uint64_t jit_resolved = 0;       // of those, frames a load of the dump covers
   uint64_t jit_expanded = 0;       // of those, frames named from an inline record
   uint64_t jit_before_load = 0;    // resolved to a load stamped after the sample (late attach)

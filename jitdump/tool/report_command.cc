@@ -299,6 +299,16 @@ int RunReport(const ReportRequest& request) {
                  stats.samples, summary.value("named_percent", 0.0), summary.value("java_with_line_percent", 0.0),
                  table.java, summary.value("interpreted_percent", 0.0), jvms, jvms == 1 ? "" : "s", stats.jit_frames,
                  stats.jit_resolved, stats.jit_expanded);
+    for (const nlohmann::json& p : summary["processes"]) {
+      if (!p.value("jvm", false)) continue;
+      std::fprintf(stderr,
+                   "  JVM %u (%s): %" PRIu64 " samples, %.2f%% of its JIT samples named, %.2f%% of %" PRIu64
+                   " compiled-Java samples with a source line, %.2f%% interpreted; %s%s\n",
+                   p.value("pid", 0u), p.value("command", std::string()).c_str(), p.value("samples", uint64_t{0}),
+                   p.value("jit_named_percent", 0.0), p.value("java_with_line_percent", 0.0),
+                   p.value("java", uint64_t{0}), p.value("interpreted_percent", 0.0),
+                   p.value("dump", std::string()).c_str(), p.contains("agent_stats") ? " (with agent stats)" : "");
+    }
   }
   return ok ? 0 : 1;
 }
