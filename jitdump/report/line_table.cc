@@ -58,6 +58,7 @@ LineTable BuildLineTable(const Profile& profile) {
   struct Acc {
     bool java_line = false;
     uint64_t samples = 0;
+    uint64_t inlined = 0;
     std::map<std::string, uint64_t> methods;
     std::map<std::string, uint64_t> compiled_in;
   };
@@ -82,11 +83,14 @@ LineTable BuildLineTable(const Profile& profile) {
     acc.samples += sample.count;
     if (leaf.function != nullptr) {
       acc.methods[leaf.function->name] += sample.count;
-      if (leaf.compiled != leaf.function && leaf.compiled != nullptr) acc.compiled_in[leaf.compiled->name] += sample.count;
+      if (leaf.compiled != leaf.function && leaf.compiled != nullptr) {
+        acc.compiled_in[leaf.compiled->name] += sample.count;
+        acc.inlined += sample.count;
+      }
     }
   }
   for (auto& [key, acc] : by_key) {
-    LineRow row{key, acc.java_line, acc.samples, Hottest(acc.methods), Hottest(acc.compiled_in)};
+    LineRow row{key, acc.java_line, acc.samples, Hottest(acc.methods), Hottest(acc.compiled_in), acc.inlined};
     // Only Java lines name a method; a group such as [libjvm.so] holds many.
     if (!acc.java_line) row.method = row.compiled_in = "";
     table.rows.push_back(std::move(row));
@@ -112,7 +116,10 @@ void WriteLineTable(const LineTable& table, size_t top, std::ostream& out) {
     out << buffer << row.key;
     if (!row.method.empty()) {
       out << std::string(row.key.size() < 40 ? 41 - row.key.size() : 1, ' ') << row.method;
-      if (!row.compiled_in.empty()) out << " (inlined into " << row.compiled_in << ")";
+      if (!row.compiled_in.empty()) {
+        out << " (" << (row.inlined == row.samples ? std::string() : std::to_string(row.inlined) + " ")
+            << "inlined into " << row.compiled_in << ")";
+      }
     }
     out << '\n';
   }

@@ -21,6 +21,7 @@ struct LineRow {
   uint64_t samples = 0;
   std::string method;       // the function at that line with the most samples
   std::string compiled_in;  // the compiled method it was inlined into, when it was (most samples)
+  uint64_t inlined = 0;     // samples of the line in code inlined into another method
 };
 
 struct LineTable {
@@ -35,8 +36,9 @@ LineTable BuildLineTable(const Profile& profile);
 
 // The table as text: two "# " summary lines (the second is
 // "# java_srcline_share: P% of the samples in compiled Java methods have a File.java:N"),
-// a "# " header, then "  SHARE%  SAMPLES  KEY  METHOD [(inlined into COMPILED)]" rows; `top`
-// rows at most (0: all).
+// a "# " header, then "  SHARE%  SAMPLES  KEY  METHOD [(inlined into COMPILED)]" rows ("(N
+// inlined into COMPILED)" when only N of the line's samples ran inlined); `top` rows at most
+// (0: all).
 void WriteLineTable(const LineTable& table, size_t top, std::ostream& out);
 
 }  // namespace jitdump::report

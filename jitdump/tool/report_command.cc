@@ -22,6 +22,7 @@
 #include "jitdump/report/line_table.h"
 #include "jitdump/report/perf_recording.h"
 #include "jitdump/report/process_map.h"
+#include "jitdump/report/profile_json.h"
 #include "jitdump/report/profile_reader.h"
 #include "jitdump/report/summary.h"
 
@@ -42,7 +43,8 @@ const char kReportUsage[] =
     "  -o, --output DIR   write every output into DIR (created if missing)\n"
     "  --folded FILE      write the folded stacks to FILE ('-': standard output); likewise\n"
     "  --srcline FILE     the per-line table, --summary FILE the JSON summary,\n"
-    "  --pprof FILE       pprof, --html FILE the flame graph\n"
+    "  --pprof FILE       pprof, --html FILE the flame graph, --profile-json FILE the symbolized\n"
+    "                     profile itself (functions, locations with inline chains, stacks) as JSON\n"
     "  --annotate         frame-kind suffixes in the folded stacks\n"
     "  --dumps DIR        also look for jit-<pid>.dump in DIR (repeatable): dumps copied from\n"
     "                     containers (scripts/collect watch names them by the host pid; a copy\n"
@@ -191,8 +193,8 @@ int RunReport(const ReportRequest& request) {
       in_dir(req.html, "flamegraph.html");
     }
   }
-  const bool any_output =
-      !req.folded.empty() || !req.srcline.empty() || !req.summary.empty() || !req.pprof.empty() || !req.html.empty();
+  const bool any_output = !req.folded.empty() || !req.srcline.empty() || !req.summary.empty() || !req.pprof.empty() ||
+                          !req.html.empty() || !req.profile_json.empty();
   if (!any_output) {
     req.srcline = "-";
     if (req.top == 0) req.top = 40;
@@ -277,6 +279,12 @@ int RunReport(const ReportRequest& request) {
       return true;
     });
   }
+  if (!req.profile_json.empty()) {
+    ok &= WriteOutput(req.profile_json, "profile", [&](std::ostream& out, std::string*) {
+      report::WriteProfileJson(profile, out);
+      return true;
+    });
+  }
   if (!req.pprof.empty()) {
     ok &= WriteOutput(req.pprof, "pprof", [&](std::ostream& out, std::string* why) {
       return report::WritePprofOutput(profile, out, why);
@@ -341,9 +349,14 @@ int ReportMain(int argc, char** argv, int first) {
       req.quiet = true;
     } else if (a == "-o" || a == "--output") {
       if (!value(&req.out_dir)) return UsageError(std::string(a) + " needs a directory");
-    } else if (a == "--folded" || a == "--srcline" || a == "--summary" || a == "--pprof" || a == "--html") {
-      std::string* field = a == "--folded" ? &req.folded : a == "--srcline" ? &req.srcline : a == "--summary" ? &req.summary
-                           : a == "--pprof" ? &req.pprof : &req.html;
+    } else if (a == "--folded" || a == "--srcline" || a == "--summary" || a == "--pprof" || a == "--html" ||
+               a == "--profile-json") {
+      std::string* field = a == "--folded"    ? &req.folded
+                           : a == "--srcline" ? &req.srcline
+                           : a == "--summary" ? &req.summary
+                           : a == "--pprof"   ? &req.pprof
+                           : a == "--html"    ? &req.html
+                                              : &req.profile_json;
       if (!value(field)) return UsageError(std::string(a) + " needs a file");
     } else if (a == "--dumps") {
       std::string dir;

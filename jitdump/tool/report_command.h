@@ -17,6 +17,7 @@ struct ReportRequest {
   std::string summary;
   std::string pprof;
   std::string html;
+  std::string profile_json;      // the Profile model itself (tests, other tools)
   bool annotate = false;         // _[j] _[i] _[0] _[k] suffixes in the folded stacks
   std::vector<std::string> dump_dirs;
   std::string stats_pattern;     // the agents' stats files, %p = the JVM's pid
