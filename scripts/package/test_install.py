@@ -136,7 +136,8 @@ def check_installed_commands(bindir, agent, work, classes):
 
     need("perf", "linux-perf")
     run_dir = os.path.join(work, "run")
-    r = run([os.path.join(bindir, "perf-java"), "-o", run_dir, "-q", "--",
+    # --inject: also perf's own view (report.txt), so the installed perf-java is checked with both.
+    r = run([os.path.join(bindir, "perf-java"), "-o", run_dir, "-q", "--inject", "--",
              "java", "-cp", classes, "demo.Demo", DEMO_SECONDS], env=env, cwd=work)
     check(r.returncode == 0, f"installed perf-java profiled the demo (rc={r.returncode})", r.stderr)
     check(f"-agentpath:{agent}=" in r.stderr, f"the JVM loaded the installed agent {agent}", r.stderr)
@@ -156,7 +157,7 @@ def check_java_frames(run_dir):
     m = re.search(r"java_srcline_share: ([0-9.]+)%", srcline)
     check(m is not None and float(m.group(1)) >= 90.0,
           f"{m and m.group(1)}% of the samples in compiled Java methods have a source line", srcline)
-    hot = re.findall(r"^\s*[0-9.]+%\s+\d+\s+Demo\.java:(\d+)\s+demo\.Demo\.\w+\(", srcline, re.M)
+    hot = re.findall(r"^\s*[0-9.]+%\s+\d+\s+(?:\S*/)?Demo\.java:(\d+)\s+demo\.Demo\.\w+", srcline, re.M)
     check(len(hot) >= 2, f"demo source lines with their methods: Demo.java:{', Demo.java:'.join(hot[:5])}", srcline)
 
 
