@@ -1,0 +1,77 @@
+"""What the jitdump report tests share: the TwoCallers workload (a callee inlined into one of its
+two callers), running `jitdump report`, and reading its outputs."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from support.jvm import compile_java
+
+from .runs import run
+
+JAVA = Path(__file__).resolve().parent / "java"
+C = "report.TwoCallers."
+CALLEE, INLINING, OTHER = C + "callee", C + "inliningCaller", C + "otherCaller"
+
+
+def two_callers(ctx) -> tuple[Path, list]:
+    """The compiled workload and the JVM options that make callee() inlined into inliningCaller()
+    only (a compiler directive forbids inlining it into otherCaller())."""
+    classes = compile_java(ctx.jdk, [JAVA / "TwoCallers.java"], ctx.build.tests / "classes" / f"report-{ctx.jdk.name}",
+                           options=["-g"])
+    return classes, ["-XX:+UnlockDiagnosticVMOptions", f"-XX:CompilerDirectivesFile={JAVA / 'two-callers.directives'}"]
+
+
+def marked_lines() -> dict:
+    """{'callee': N, 'inlining call': N, 'other call': N}: the lines marked "// MARK: ..."."""
+    out = {}
+    for n, line in enumerate((JAVA / "TwoCallers.java").read_text().splitlines(), 1):
+        m = re.search(r"// MARK: (.+)$", line)
+        if m:
+            out[m.group(1).strip()] = n
+    return out
+
+
+def folded(path: Path) -> list:
+    """[(frames, count)] of a folded-stacks file."""
+    out = []
+    for line in path.read_text().splitlines():
+        stack, count = line.rsplit(" ", 1)
+        out.append((stack.split(";"), int(count)))
+    return out
+
+
+def report(ctx, data: Path, *args) -> str:
+    """Runs `jitdump report DATA ARGS`; returns its stderr (the summary lines)."""
+    p = run([ctx.tool.path, "report", data, *args], env=ctx.env, timeout=900)
+    return p.stderr
+
+
+class Model:
+    """`jitdump report --profile-json`: the Profile the pprof and flame-graph writers get."""
+
+    def __init__(self, path: Path):
+        self.json = json.loads(path.read_text())
+        self.functions = self.json["functions"]
+        self.locations = self.json["locations"]
+        self.samples = self.json["samples"]
+        self.processes = self.json["processes"]
+
+    def chain(self, location: int) -> list:
+        """[(name, kind, line)] innermost first."""
+        return [(self.functions[l["function"]]["name"], self.functions[l["function"]]["kind"], l["line"])
+                for l in self.locations[location]["lines"]]
+
+    def count(self, predicate) -> int:
+        """Samples whose stack (a list of chains, leaf first) satisfies `predicate`."""
+        return sum(s["count"] for s in self.samples if predicate([self.chain(l) for l in s["locations"]]))
+
+    @property
+    def total(self) -> int:
+        return sum(s["count"] for s in self.samples)
+
+
+def model(ctx, data: Path, out: Path, *args) -> Model:
+    report(ctx, data, "-q", "--profile-json", out, *args)
+    return Model(out)

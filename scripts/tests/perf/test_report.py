@@ -1,0 +1,246 @@
+"""`jitdump report` on real recordings (perf record, real JVMs): inline frames at the sampled pc
+and at the call instruction of every caller, with and without -g, on JDK 17 and the newer JDKs;
+two JVMs in one recording; a JVM the agent attached to while perf recorded; and the javac
+workload, whose source-line share must be what the dumps' line tables give, the same with and
+without -g (perf-java -g once reported 0.00 %)."""
+import bisect
+import collections
+import json
+import re
+import subprocess
+import time
+
+import pytest
+
+from support.checks import check, figure, log
+
+from .report_runs import CALLEE, INLINING, OTHER, folded, marked_lines, model, report, two_callers
+from .runs import fresh, run
+
+
+@pytest.mark.parametrize("graph", ["g", "flat"])
+def test_report_inlining(ctx, graph):
+    """callee() is inlined into inliningCaller() and compiled on its own for otherCaller(). The
+    folded stacks and the profile model must show both shapes: the inlined callee as an inner
+    frame of inliningCaller's code, with callee's own line and the caller's call line; the
+    standalone callee under otherCaller (with -g), whose frame is looked up inside its call
+    instruction and so carries the call's line."""
+    classes, jvm_opts = two_callers(ctx)
+    lines = marked_lines()
+    run_dir = fresh(ctx.work / f"two-callers-{graph}")
+    ctx.perf_java("-o", run_dir, "-q", "-F", "999", *(["-g"] if graph == "g" else []), "--", ctx.jdk.java, *jvm_opts,
+                  "-cp", classes, "report.TwoCallers", "4")
+    stacks = folded(run_dir / "folded.txt")
+    total = sum(n for _, n in stacks)
+    inlined = sum(n for f, n in stacks if f[-2:] == [INLINING, CALLEE])
+    if graph == "g":
+        alone = sum(n for f, n in stacks if f[-2:] == [OTHER, CALLEE])
+    else:
+        alone = sum(n for f, n in stacks if f[-2:] == ["java", CALLEE])  # no chain: the leaf alone
+    log(f"{total} samples: {inlined} in callee inlined into inliningCaller, {alone} in callee compiled alone")
+    ctx.check(inlined >= 0.2 * total, f"folded: ...;inliningCaller;callee holds {inlined} of {total} samples")
+    ctx.check(alone >= 0.2 * total, f"folded: callee compiled on its own holds {alone} of {total} samples")
+    ctx.check(not any(f[-2:] == [OTHER, CALLEE] and n for f, n in stacks if graph == "flat"),
+              "without -g, no stack has a caller frame")
+
+    annotated = ctx.perf_java("folded", "-o", run_dir, "--annotate").stdout
+    ctx.check(f";{INLINING}_[j];{CALLEE}_[i] " in annotated, "--annotate: inliningCaller _[j], callee inlined _[i]")
+    if graph == "g":
+        ctx.check(f";{OTHER}_[j];{CALLEE}_[j] " in annotated, "--annotate: otherCaller _[j] calls callee _[j]")
+        ctx.check(";Interpreter_[0];" in annotated, "--annotate: the interpreted main() is _[0]")
+
+    # The model the pprof and HTML writers get.
+    m = model(ctx, run_dir / "perf.data", run_dir / "profile.json", "--dumps", run_dir / "jit")
+    want_inlined = [(CALLEE, "inlined", lines["callee"]), (INLINING, "compiled", lines["inlining call"])]
+    leaf_inlined = m.count(lambda stack: stack[0] == want_inlined)
+    ctx.check(leaf_inlined >= 0.2 * m.total,
+              f"model: {leaf_inlined} samples with the leaf chain callee:{lines['callee']} (inlined) in "
+              f"inliningCaller:{lines['inlining call']}")
+    leaf_alone = m.count(lambda stack: stack[0] == [(CALLEE, "compiled", lines["callee"])])
+    ctx.check(leaf_alone >= 0.2 * m.total, f"model: {leaf_alone} samples in callee compiled alone at its line")
+    ctx.check(m.count(lambda stack: any(c[0][0] == CALLEE and len(c) > 1 and c[1][0] == OTHER for c in stack)) == 0,
+              "model: callee never inlined into otherCaller (the directive holds)")
+    if graph == "g":
+        # The caller frame of the standalone callee: otherCaller at the line of its call.
+        under_other = m.count(lambda stack: stack[0][0][0] == CALLEE and len(stack[0]) == 1 and len(stack) > 1 and
+                              stack[1] == [(OTHER, "compiled", lines["other call"])])
+        ctx.check(under_other >= 0.8 * leaf_alone,
+                  f"model: {under_other} of {leaf_alone} standalone callee samples have otherCaller:"
+                  f"{lines['other call']} (the call instruction's line) as caller")
+    text = (run_dir / "srcline.txt").read_text()
+    share = float(re.search(r"java_srcline_share: ([\d.]+)%", text).group(1))
+    figure(f"report.two_callers.{graph}.java_srcline_percent", share)
+    ctx.check(share >= 95.0, f"srcline.txt: {share}% of the compiled-Java samples have a source line (perf-java "
+                             "-g once reported 0.00%)")
+    top = re.search(r"^\s+[\d.]+%\s+\d+\s+(\S+)\s+(\S+)", text, re.M)
+    ctx.check(top is not None and top.group(1) == f"report/TwoCallers.java:{lines['callee']}" and top.group(2) == CALLEE,
+              f"srcline.txt: the hottest line is callee's ({top and top.group(0).strip()})")
+    ctx.check.verify()
+
+
+def test_report_two_jvms(ctx):
+    """A launcher starting two JVMs under one perf-java: each JVM's samples are named from its own
+    dump, each JVM is listed with its agent's statistics."""
+    classes, jvm_opts = two_callers(ctx)
+    run_dir = fresh(ctx.work / "two-jvms")
+    script = (f"{ctx.jdk.java} {' '.join(jvm_opts)} -cp {classes} report.TwoCallers 3 & "
+              f"{ctx.jdk.java} -cp {ctx.demo_classes()} demo.Demo 3 & wait")
+    ctx.perf_java("-o", run_dir, "-q", "-g", "-F", "999", "--", "sh", "-c", script)
+    summary = json.loads((run_dir / "summary.json").read_text())
+    jvms = [p for p in summary["processes"] if p["jvm"]]
+    ctx.check(len(jvms) == 2 and len({p["dump"] for p in jvms}) == 2,
+              f"two JVMs with their own dumps: {[(p['pid'], p.get('dump')) for p in jvms]}")
+    for p in jvms:
+        ctx.check(p["samples"] >= 500 and p["jit_named_percent"] >= 99.0,
+                  f"JVM {p['pid']}: {p['jit_named_percent']}% of {p['jit']} JIT samples named")
+        ctx.check("agent_stats" in p and p["agent_stats"].get("events") is not None,
+                  f"JVM {p['pid']}: its agent-stats-{p['dump_pid']}.json is in the summary")
+    m = model(ctx, run_dir / "perf.data", run_dir / "profile.json")
+    programs = collections.defaultdict(set)
+    for s in m.samples:
+        for loc in s["locations"]:
+            for name, kind, _ in m.chain(loc):
+                if kind in ("compiled", "inlined") and name.split(".")[0] in ("report", "demo"):
+                    programs[s["process"]].add(name.split(".")[0])
+    ctx.check(sorted(tuple(sorted(v)) for v in programs.values()) == [("demo",), ("report",)],
+              f"each JVM's samples name only its own program's methods: {dict(programs)}")
+    ctx.check.verify()
+
+
+def test_report_late_attach(ctx, cleanup):
+    """perf records a JVM that runs without the agent, the agent is attached (scripts/attach)
+    halfway: the dump appears in the middle of the recording, and samples from before the attach
+    are named from the code the attach replayed."""
+    classes, jvm_opts = two_callers(ctx)
+    run_dir = fresh(ctx.work / "late-attach")
+    (run_dir / "jit").mkdir(parents=True)
+    jvm = subprocess.Popen([ctx.jdk.java, "-XX:+PreserveFramePointer", "-XX:+UnlockDiagnosticVMOptions",
+                            "-XX:+DebugNonSafepoints", *jvm_opts[1:], "-cp", classes, "report.TwoCallers", "8"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ctx.env, text=True)
+    cleanup.kill(jvm)
+    time.sleep(1)
+    record = subprocess.Popen(["perf", "--buildid-dir", ctx.bid, "record", "-q", "-k", "1", "-e", "cpu-clock", "-F",
+                               "999", "-g", "-p", str(jvm.pid), "-o", run_dir / "perf.data"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ctx.env, text=True)
+    cleanup.kill(record)
+    time.sleep(2)
+    attach = run([ctx.build.scripts / "attach", str(jvm.pid), f"dir={run_dir / 'jit'},inline=on"],
+                 env=dict(ctx.env, JITDUMPAGENT_LIB=str(ctx.agent)), timeout=120)
+    log(attach.stdout + attach.stderr)
+    out, _ = jvm.communicate(timeout=120)
+    check(jvm.returncode == 0, f"the JVM failed: {out[-2000:]}")
+    record.wait(timeout=120)
+    m = model(ctx, run_dir / "perf.data", run_dir / "profile.json")
+    report(ctx, run_dir / "perf.data", "-q", "--summary", run_dir / "summary.json")
+    summary = json.loads((run_dir / "summary.json").read_text())
+    jvms = [p for p in summary["processes"] if p["jvm"]]
+    check(len(jvms) == 1, f"one JVM with a dump: {summary['processes']}")
+    p = jvms[0]
+    log(f"late attach: {p['samples']} samples, {p['jit_named_percent']}% of JIT named, reader {summary['reader']}")
+    ctx.check(summary["reader"]["jit_before_load"] > 0, "samples from before the attach were named from replayed code")
+    ctx.check(p["jit_named_percent"] >= 99.0, f"{p['jit_named_percent']}% of the JVM's JIT samples named")
+    inlined = m.count(lambda stack: [(name, kind) for name, kind, _ in stack[0]] ==
+                      [(CALLEE, "inlined"), (INLINING, "compiled")])
+    ctx.check(inlined >= 0.1 * m.total, f"{inlined} samples in callee inlined into inliningCaller")
+    ctx.check.verify()
+
+
+# ------------------------------------------------------------------------------ javac shares
+
+JIT_DSO = re.compile(r"perf-\d+\.map|//anon|\[anon|\[JIT\]")
+JAVA_NAME = re.compile(r"^[^ (]+\.[^ (]+\(")  # names=java; an adapter's name has a space
+
+
+class LineTables:
+    """The dumps' own answer, computed here from `jitdump records --json` and nothing of the
+    report's code: for a sampled pc at a time, the load (the latest in file order stamped at or
+    before the sample; else the earliest covering it) and whether it is a compiled Java method
+    with a source line at that pc (its inline record's line records, else its DEBUG_INFO)."""
+
+    def __init__(self, dump):
+        records = dump.records
+        self.loads = []
+        for i, r in enumerate(records):
+            load = getattr(r, "load", None)
+            if r.type != "CODE_LOAD" or not load or not load["code_size"]:
+                continue
+            ii, di = load["inline_info"], load["debug_info"]
+            java = ii is not None or di is not None or bool(JAVA_NAME.match(load["name"]))
+            if ii is not None:
+                rows = sorted((l["code_offset"], l["line"]) for l in records[ii].inline["lines"])
+            elif di is not None:
+                rows = sorted((e["addr"] - load["code_addr"], e["line"]) for e in records[di].debug_info["entries"])
+            else:
+                rows = []
+            self.loads.append((load["code_addr"], load["code_addr"] + load["code_size"], r.timestamp, i, java, rows))
+        self.pages = collections.defaultdict(list)  # 4 KiB page -> loads touching it
+        for entry in self.loads:
+            for page in range(entry[0] >> 12, ((entry[1] - 1) >> 12) + 1):
+                self.pages[page].append(entry)
+
+    def line(self, pc, time_ns):
+        """None outside Java code; else True/False: a line at pc."""
+        cover = [e for e in self.pages.get(pc >> 12, ()) if e[0] <= pc < e[1]]
+        if not cover:
+            return None
+        at = [e for e in cover if e[2] <= time_ns]
+        load = max(at, key=lambda e: e[3]) if at else min(cover, key=lambda e: (e[2], e[3]))
+        if not load[4]:
+            return None
+        rows = load[5]
+        k = bisect.bisect_right(rows, (pc - load[0], float("inf"))) - 1
+        return k >= 0 and rows[k][1] > 0
+
+
+def dumps_answer(ctx, run_dir):
+    """(compiled-Java samples, with a source line) from perf's sampled pcs and the line tables."""
+    tables = {}
+    for path in sorted((run_dir / "jit").glob("jit-*.dump")):
+        dump = ctx.tool.records(path)
+        tables[dump.pid] = LineTables(dump)
+    p = ctx.perf("script", "-i", run_dir / "perf.data", "-F", "pid,time,ip,dso", "--ns", "-G", timeout=900)
+    java = with_line = 0
+    for row in p.stdout.splitlines():
+        m = re.match(r"^\s*(\d+)\s+(\d+)\.(\d+):\s+([0-9a-f]+)\s+\((.*)\)\s*$", row)
+        if not m or int(m.group(1)) not in tables or not JIT_DSO.search(m.group(5)):
+            continue
+        t = int(m.group(2)) * 10**9 + int(m.group(3).ljust(9, "0"))
+        has = tables[int(m.group(1))].line(int(m.group(4), 16), t)
+        if has is not None:
+            java += 1
+            with_line += has
+    return java, with_line
+
+
+def test_report_javac_shares(ctx):
+    """javac compiling ~300 JDK sources, recorded with and without -g: the line share of the
+    compiled-Java samples jitdump report gives is exactly what the dumps' line tables give (the
+    reader loses nothing), and the same figure with and without -g."""
+    root, listing = ctx.javac_sources()
+    shares = {}
+    for graph in ("g", "flat"):
+        run_dir = fresh(ctx.work / f"javac-{graph}")
+        out = fresh(ctx.work / f"javac-classes-{graph}")
+        out.mkdir(parents=True)
+        t0 = time.monotonic()
+        ctx.perf_java("-o", run_dir, "-q", "-F", "999", *(["-g"] if graph == "g" else []), "--", ctx.jdk.javac,
+                      "--patch-module", f"java.base={root}/java.base", "-d", out, "-nowarn", "-Xlint:none",
+                      "-Xmaxwarns", "1", "-Xmaxerrs", "1", "-implicit:none", "-proc:none", f"@{listing}",
+                      timeout=1800)
+        log(f"javac {graph}: {time.monotonic() - t0:.1f} s under perf-java")
+        summary = json.loads((run_dir / "summary.json").read_text())
+        java, with_line = dumps_answer(ctx, run_dir)
+        log(f"javac {graph}: report {summary['java']} compiled-Java samples, {summary['java_with_line']} with a line "
+            f"({summary['java_with_line_percent']}%); the dumps' line tables: {java}, {with_line}")
+        ctx.check(summary["java"] >= 1000, f"javac {graph}: enough compiled-Java samples ({summary['java']})")
+        ctx.check((summary["java"], summary["java_with_line"]) == (java, with_line),
+                  f"javac {graph}: the report's ({summary['java']}, {summary['java_with_line']}) are the dumps' "
+                  f"({java}, {with_line})")
+        ctx.check(summary["jit_named_percent"] >= 99.9, f"javac {graph}: {summary['jit_named_percent']}% of JIT named")
+        shares[graph] = summary["java_with_line_percent"]
+        figure(f"report.javac.{graph}.java_with_line_percent", shares[graph])
+        seconds = float(dict(l.split() for l in (run_dir / "summary.txt").read_text().splitlines())["report_seconds"])
+        figure(f"report.javac.{graph}.report_seconds", seconds)
+    ctx.check(min(shares.values()) >= 95.0, f"javac: line shares {shares} >= 95%")
+    ctx.check(abs(shares["g"] - shares["flat"]) <= 1.5, f"javac: the same line share with and without -g ({shares})")
+    ctx.check.verify()
