@@ -16,7 +16,6 @@
 #include <nlohmann/json.hpp>
 
 #include "jitdump/report/dump_locator.h"
-#include "jitdump/report/extra_outputs.h"
 #include "jitdump/report/folded.h"
 #include "jitdump/report/line_stream.h"
 #include "jitdump/report/line_table.h"
@@ -25,6 +24,7 @@
 #include "jitdump/report/profile_json.h"
 #include "jitdump/report/profile_reader.h"
 #include "jitdump/report/summary.h"
+#include "jitdump/tool/report_outputs.h"
 
 namespace jitdump::tool {
 
@@ -188,10 +188,8 @@ int RunReport(const ReportRequest& request) {
     in_dir(req.folded, "folded.txt");
     in_dir(req.srcline, "srcline.txt");
     in_dir(req.summary, "summary.json");
-    if (report::ExtraOutputsAvailable()) {
-      in_dir(req.pprof, "profile.pb.gz");
-      in_dir(req.html, "flamegraph.html");
-    }
+    in_dir(req.pprof, "profile.pb.gz");
+    in_dir(req.html, "flamegraph.html");
   }
   const bool any_output = !req.folded.empty() || !req.srcline.empty() || !req.summary.empty() || !req.pprof.empty() ||
                           !req.html.empty() || !req.profile_json.empty();
@@ -287,14 +285,14 @@ int RunReport(const ReportRequest& request) {
   }
   if (!req.pprof.empty()) {
     ok &= WriteOutput(req.pprof, "pprof", [&](std::ostream& out, std::string* why) {
-      return report::WritePprofOutput(profile, out, why);
+      return WritePprofOutput(profile, out, why);
     });
   }
   if (!req.html.empty()) {
     const std::string title = req.title.empty() ? "jitdump report: " + Basename(req.input.empty() ? req.script : req.input)
                                                 : req.title;
     ok &= WriteOutput(req.html, "flame graph", [&](std::ostream& out, std::string* why) {
-      return report::WriteFlameGraphOutput(profile, title, out, why);
+      return WriteFlameGraphOutput(profile, title, out, why);
     });
   }
   if (!req.quiet) {
