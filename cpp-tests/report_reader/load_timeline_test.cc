@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "cpp-tests/reader_test_builder.h"
+#include "jitdump/read/decoder.h"
 
 namespace jitdump::report {
 namespace {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cpp-tests/reader_test_builder.h"
+#include "jitdump/read/decoder.h"
 #include "jitdump/report/folded.h"
 #include "jitdump/report/line_table.h"
 #include "jitdump/report/summary.h"

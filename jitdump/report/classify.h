@@ -6,7 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "jitdump/reader.h"
+#include "jitdump/read/dump.h"
+#include "jitdump/read/queries.h"
 #include "jitdump/report/profile.h"
 
 namespace jitdump::report {

@@ -2,18 +2,21 @@
 
 #include <algorithm>
 
+#include "jitdump/read/decoder.h"
+#include "jitdump/read/mapped_file.h"
 #include "jitdump/report/classify.h"
 
 namespace jitdump::report {
 
 std::unique_ptr<JvmCode> JvmCode::Load(const std::string& path, std::string* error) {
-  std::vector<uint8_t> bytes;
-  const Status status = ReadWholeFile(path, &bytes);
+  // Mapped, not copied: the decoded dump keeps what it needs (no heap copy of a 25 MB file).
+  MappedFile file;
+  const Status status = file.Open(path);
   if (!status.ok()) {
     *error = path + ": " + status.ToString();
     return nullptr;
   }
-  JitDump dump = Parse(bytes);
+  JitDump dump = Parse(file.bytes());
   if (!dump.header_ok) {
     *error = path + ": not a jitdump" +
              (dump.problems.empty() ? std::string() : " (" + dump.problems.front().message + ")");
@@ -23,10 +26,10 @@ std::unique_ptr<JvmCode> JvmCode::Load(const std::string& path, std::string* err
 }
 
 std::unique_ptr<JvmCode> JvmCode::FromDump(const std::string& path, JitDump dump) {
-  std::vector<uint8_t> bytes;
+  MappedFile file;
   std::unique_ptr<JitDump> sidecar;
-  if (ReadWholeFile(path + ".inline", &bytes).ok()) {
-    sidecar = std::make_unique<JitDump>(Parse(bytes));
+  if (file.Open(path + ".inline").ok()) {
+    sidecar = std::make_unique<JitDump>(Parse(file.bytes()));
     if (!sidecar->header_ok) sidecar.reset();  // not ours to judge here: `jitdump check` is
   }
   return std::unique_ptr<JvmCode>(new JvmCode(path, std::move(dump), std::move(sidecar)));

@@ -8,7 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "jitdump/reader.h"
+#include "jitdump/read/dump.h"
+#include "jitdump/read/queries.h"
 #include "jitdump/report/load_timeline.h"
 #include "jitdump/report/profile.h"
 

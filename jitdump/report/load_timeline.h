@@ -1,7 +1,7 @@
 // Which CODE_LOAD of one dump described an address at a given time: the index every JIT frame
 // of a profile is resolved through.
 //
-// The answer is FindLoadAt's (reader.h): of the loads covering the address whose timestamp is
+// The answer is FindLoadAt's (read/queries.h): of the loads covering the address whose timestamp is
 // at most the sample's time, the latest in file order. That is what the agent's backdating
 // promises: a load's timestamp is moved back to just after the last event that touched its
 // range, so from that time on, until a later load covers the address, the code there is this
@@ -23,7 +23,8 @@
 #include <map>
 #include <vector>
 
-#include "jitdump/reader.h"
+#include "jitdump/read/dump.h"
+#include "jitdump/read/queries.h"
 
 namespace jitdump::report {
 

@@ -24,20 +24,6 @@ int HexDigit(char c) {
   return -1;
 }
 
-// "7f12ab" or "0x7f12ab", at most 64 bits.
-bool ParseHex(std::string_view s, uint64_t* value) {
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
-  if (s.empty() || s.size() > 16) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    const int d = HexDigit(c);
-    if (d < 0) return false;
-    v = v << 4 | static_cast<uint64_t>(d);
-  }
-  *value = v;
-  return true;
-}
-
 bool ParseDecimal(std::string_view s, int64_t* value) {
   bool negative = false;
   if (!s.empty() && s[0] == '-') {
@@ -173,6 +159,20 @@ bool ParseEventPid(std::string_view body, ScriptEvent* event) {
 }
 
 }  // namespace
+
+bool ParseHex(std::string_view s, uint64_t* value) {
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2);
+  if (s.empty() || s.size() > 16) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    const int d = HexDigit(c);
+    if (d < 0) return false;
+    v = v << 4 | static_cast<uint64_t>(d);
+  }
+  *value = v;
+  return true;
+}
+
 
 bool ParseSampleTime(std::string_view token, uint64_t* ns) {
   if (token.empty() || token.back() != ':') return false;

@@ -70,6 +70,9 @@ struct ScriptEvent {
   int64_t ptid = -1;
 };
 
+// "7f12ab" or "0x7f12ab", at most 64 bits (perf script's ips; addr2line's ADDR).
+bool ParseHex(std::string_view text, uint64_t* value);
+
 // "12345.678901:" (perf script's time field, any number of fraction digits up to 9) ->
 // nanoseconds.
 bool ParseSampleTime(std::string_view token, uint64_t* ns);

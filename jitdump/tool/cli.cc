@@ -66,6 +66,13 @@ int ParseArguments(const Command& command, int argc, char** argv, Parsed* parsed
     if (spec.value_name.empty()) {
       app.add_flag_callback(std::string(spec.name), [&invocation, spec] { invocation.flags.emplace(spec.name); })
           ->disable_flag_override();
+    } else if (spec.repeatable) {
+      // One value per occurrence (allow_extra_args(false)), so `--dumps A FILE` leaves FILE an operand.
+      app.add_option_function<std::vector<std::string>>(
+             std::string(spec.name),
+             [&invocation, spec](const std::vector<std::string>& v) { invocation.lists[std::string(spec.name)] = v; })
+          ->allow_extra_args(false)
+          ->type_name(std::string(spec.value_name));
     } else {
       app.add_option_function<std::string>(
              std::string(spec.name),

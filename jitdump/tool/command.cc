@@ -14,6 +14,11 @@ const std::string* Invocation::Value(std::string_view name) const {
   return it == values.end() ? nullptr : &it->second;
 }
 
+std::vector<std::string> Invocation::Values(std::string_view name) const {
+  const auto it = lists.find(name);
+  return it == lists.end() ? std::vector<std::string>{} : it->second;
+}
+
 int Invocation::UsageError(const std::string& message) const {
   std::fprintf(stderr, "jitdump: %s\n%.*s", message.c_str(), static_cast<int>(command->usage.size()),
                command->usage.data());

@@ -34,6 +34,7 @@ enum class JsonMode {
 struct OptionSpec {
   std::string_view name;        // "--force"
   std::string_view value_name;  // "DIR" for an option taking a value; empty for a flag
+  bool repeatable = false;      // may be given several times (Invocation::Values lists them all)
 };
 
 struct Command;
@@ -45,9 +46,11 @@ struct Invocation {
   std::vector<std::string> operands;
   std::set<std::string, std::less<>> flags;                      // the OptionSpec flags given
   std::map<std::string, std::string, std::less<>> values;        // the OptionSpec options given
+  std::map<std::string, std::vector<std::string>, std::less<>> lists;  // the repeatable ones, in order
 
   bool Flag(std::string_view name) const { return flags.count(name) != 0; }
   const std::string* Value(std::string_view name) const;  // nullptr when not given
+  std::vector<std::string> Values(std::string_view name) const;  // a repeatable option's values
   // Prints "jitdump: MESSAGE" and the command's usage to stderr; returns kExitUsage.
   int UsageError(const std::string& message) const;
 };

@@ -5,7 +5,7 @@
 namespace jitdump::tool {
 
 extern const Command kInfoCommand, kListCommand, kLinesCommand, kAddr2lineCommand, kCheckCommand, kPerfmapCommand,
-    kRecordsCommand, kFoldCommand, kStripInlineCommand;
+    kRecordsCommand, kFoldCommand, kStripInlineCommand, kReportCommand;
 
 std::span<const Command* const> AllCommands() {
   // In the order `jitdump --help` lists them.
@@ -19,6 +19,7 @@ std::span<const Command* const> AllCommands() {
       &kRecordsCommand,
       &kFoldCommand,
       &kStripInlineCommand,
+      &kReportCommand,
   };
   return kCommands;
 }

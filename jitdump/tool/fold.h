@@ -19,6 +19,7 @@ namespace jitdump::tool {
 
 // The parser's types, under the names the fuzzer and older callers use.
 using report::ParseFrameLine;
+using report::ParseHex;
 using report::ParseSampleTime;
 using report::ScriptFrame;
 

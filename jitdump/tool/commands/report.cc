@@ -1,34 +1,41 @@
-#include "jitdump/tool/report_command.h"
-
+// `jitdump report PERF.DATA`: a perf recording and the dumps of its JVMs in, every report output
+// out (folded stacks, the per-line table, the JSON summary, pprof and the HTML flame graph). The
+// reading is jitdump/report/ (perf_recording.h runs perf; profile_reader.h builds the Profile);
+// this file picks the outputs and writes them.
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
-#include <sstream>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "jitdump/report/dump_locator.h"
+#include "jitdump/report/flamegraph_writer.h"
 #include "jitdump/report/folded.h"
 #include "jitdump/report/line_stream.h"
 #include "jitdump/report/line_table.h"
 #include "jitdump/report/perf_recording.h"
+#include "jitdump/report/pprof_writer.h"
 #include "jitdump/report/process_map.h"
 #include "jitdump/report/profile_json.h"
 #include "jitdump/report/profile_reader.h"
 #include "jitdump/report/summary.h"
-#include "jitdump/tool/report_outputs.h"
+#include "jitdump/tool/command.h"
 
 namespace jitdump::tool {
+namespace {
 
-const char kReportUsage[] =
+constexpr char kUsage[] =
     "usage: jitdump report [OPTIONS] PERF.DATA\n"
     "       jitdump report [OPTIONS] --script FILE\n"
     "Reads a perf recording (raw perf.data: no perf inject needed) and the jitdumps of the JVMs in\n"
@@ -63,14 +70,35 @@ const char kReportUsage[] =
     "-XX:+PreserveFramePointer for whole Java stacks.\n"
     "exit status: 0 ok, 1 an output could not be written, 2 usage error or unreadable recording\n";
 
-namespace {
+constexpr OptionSpec kOptions[] = {
+    {"-o,--output", "DIR"},  {"--folded", "FILE"},    {"--srcline", "FILE"}, {"--summary", "FILE"},
+    {"--pprof", "FILE"},     {"--html", "FILE"},      {"--profile-json", "FILE"},
+    {"--annotate", ""},      {"--dumps", "DIR", true}, {"--stats", "PATTERN"}, {"--top", "N"},
+    {"--event", "NAME"},     {"--title", "TEXT"},     {"--perf", "PATH"},    {"--script", "FILE"},
+    {"-q,--quiet", ""},
+};
+
+struct ReportRequest {
+  std::string input;             // perf.data (raw: no perf inject needed)
+  std::string script;            // perf script text to read instead of running perf ("-": stdin)
+  std::string out_dir;           // -o: every output into this directory
+  std::string folded;            // per-output files ("-" for standard output)
+  std::string srcline;
+  std::string summary;
+  std::string pprof;
+  std::string html;
+  std::string profile_json;      // the Profile model itself (tests, other tools)
+  bool annotate = false;         // _[j] _[i] _[0] _[k] suffixes in the folded stacks
+  std::vector<std::string> dump_dirs;
+  std::string stats_pattern;     // the agents' stats files, %p = the JVM's pid
+  std::string perf = "perf";
+  size_t top = 0;                // rows of the per-line table (0: all)
+  std::string event;             // only this event's samples
+  std::string title;             // of the flame graph
+  bool quiet = false;
+};
 
 using report::Profile;
-
-int UsageError(const std::string& message) {
-  std::fprintf(stderr, "jitdump report: %s\n%s", message.c_str(), kReportUsage);
-  return 2;
-}
 
 // Feeds events to the process map and drops samples (the side-band pass over a script file).
 class SideBand : public report::ScriptSink {
@@ -172,15 +200,17 @@ std::string Basename(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-}  // namespace
+// A writer's Status as WriteOutput's (ok, error) pair.
+bool WriteStatus(const Status& status, std::string* error) {
+  if (!status.ok()) *error = status.ToString();
+  return status.ok();
+}
 
-int RunReport(const ReportRequest& request) {
-  ReportRequest req = request;
-  if (req.input.empty() == req.script.empty()) return UsageError("give one PERF.DATA or --script FILE");
+int RunReport(ReportRequest req) {
   if (!req.out_dir.empty()) {
     if (mkdir(req.out_dir.c_str(), 0755) != 0 && errno != EEXIST) {
       std::fprintf(stderr, "jitdump report: cannot create %s: %s\n", req.out_dir.c_str(), std::strerror(errno));
-      return 1;
+      return kExitInvalid;
     }
     auto in_dir = [&](std::string& field, const char* name) {
       if (field.empty()) field = req.out_dir + "/" + name;
@@ -210,7 +240,7 @@ int RunReport(const ReportRequest& request) {
     recording = std::make_unique<report::PerfRecording>(req.perf, req.input);
     if (!recording->ReadShape(&shape, &error) || !recording->ReadSideBand(side_band, &error)) {
       std::fprintf(stderr, "jitdump report: %s\n", error.c_str());
-      return 2;
+      return kExitUsage;
     }
     if (!shape.monotonic_clock) {
       std::fprintf(stderr,
@@ -222,7 +252,7 @@ int RunReport(const ReportRequest& request) {
   } else if (req.script != "-") {
     if (!ReadScriptFile(req.script, side_band, &error)) {
       std::fprintf(stderr, "jitdump report: %s\n", error.c_str());
-      return 2;
+      return kExitUsage;
     }
   }
   // Dumps in --dumps directories that no marker names (the agent's marker mapping failed, or
@@ -246,7 +276,7 @@ int RunReport(const ReportRequest& request) {
                                            : ReadScriptFile(req.script, reader, &error);
   if (!read) {
     std::fprintf(stderr, "jitdump report: %s\n", error.c_str());
-    return 2;
+    return kExitUsage;
   }
   const report::ReadStats stats = reader.stats();
   Profile profile = reader.Take();
@@ -285,14 +315,16 @@ int RunReport(const ReportRequest& request) {
   }
   if (!req.pprof.empty()) {
     ok &= WriteOutput(req.pprof, "pprof", [&](std::ostream& out, std::string* why) {
-      return WritePprofOutput(profile, out, why);
+      return WriteStatus(report::WritePprof(profile, out), why);
     });
   }
   if (!req.html.empty()) {
     const std::string title = req.title.empty() ? "jitdump report: " + Basename(req.input.empty() ? req.script : req.input)
                                                 : req.title;
     ok &= WriteOutput(req.html, "flame graph", [&](std::ostream& out, std::string* why) {
-      return WriteFlameGraphOutput(profile, title, out, why);
+      report::FlameGraphOptions flame;
+      flame.title = title;  // several JVMs: a level of process frames keeps their stacks apart (the default)
+      return WriteStatus(report::WriteFlameGraphHtml(profile, flame, out), why);
     });
   }
   if (!req.quiet) {
@@ -316,73 +348,52 @@ int RunReport(const ReportRequest& request) {
                    p.value("dump", std::string()).c_str(), p.contains("agent_stats") ? " (with agent stats)" : "");
     }
   }
-  return ok ? 0 : 1;
+  return ok ? kExitOk : kExitInvalid;
 }
 
-int ReportMain(int argc, char** argv, int first) {
+int Report(const Invocation& in) {
   ReportRequest req;
   if (const char* perf = std::getenv("PERF"); perf != nullptr && *perf != '\0') req.perf = perf;
-  std::vector<std::string> operands;
-  bool options_done = false;
-  for (int i = first; i < argc; ++i) {
-    const std::string_view a = argv[i];
-    auto value = [&](std::string* field) {
-      if (i + 1 >= argc) return false;
-      *field = argv[++i];
-      return true;
-    };
-    if (options_done || a.empty() || a[0] != '-' || a == "-") {
-      operands.emplace_back(a);
-      continue;
+  auto take = [&](std::string_view name, std::string* field) {
+    if (const std::string* v = in.Value(name)) *field = *v;
+  };
+  take("-o,--output", &req.out_dir);
+  take("--folded", &req.folded);
+  take("--srcline", &req.srcline);
+  take("--summary", &req.summary);
+  take("--pprof", &req.pprof);
+  take("--html", &req.html);
+  take("--profile-json", &req.profile_json);
+  take("--stats", &req.stats_pattern);
+  take("--event", &req.event);
+  take("--title", &req.title);
+  take("--perf", &req.perf);
+  take("--script", &req.script);
+  req.dump_dirs = in.Values("--dumps");
+  req.annotate = in.Flag("--annotate");
+  req.quiet = in.Flag("-q,--quiet");
+  if (const std::string* top = in.Value("--top")) {
+    if (top->empty() || top->size() > 9 || top->find_first_not_of("0123456789") != std::string::npos) {
+      return in.UsageError("report: --top needs a number");
     }
-    std::string number;
-    if (a == "--") {
-      options_done = true;
-    } else if (a == "-h" || a == "--help") {
-      std::fputs(kReportUsage, stdout);
-      return 0;
-    } else if (a == "--annotate") {
-      req.annotate = true;
-    } else if (a == "-q" || a == "--quiet") {
-      req.quiet = true;
-    } else if (a == "-o" || a == "--output") {
-      if (!value(&req.out_dir)) return UsageError(std::string(a) + " needs a directory");
-    } else if (a == "--folded" || a == "--srcline" || a == "--summary" || a == "--pprof" || a == "--html" ||
-               a == "--profile-json") {
-      std::string* field = a == "--folded"    ? &req.folded
-                           : a == "--srcline" ? &req.srcline
-                           : a == "--summary" ? &req.summary
-                           : a == "--pprof"   ? &req.pprof
-                           : a == "--html"    ? &req.html
-                                              : &req.profile_json;
-      if (!value(field)) return UsageError(std::string(a) + " needs a file");
-    } else if (a == "--dumps") {
-      std::string dir;
-      if (!value(&dir)) return UsageError("--dumps needs a directory");
-      req.dump_dirs.push_back(dir);
-    } else if (a == "--stats") {
-      if (!value(&req.stats_pattern)) return UsageError("--stats needs a pattern");
-    } else if (a == "--top") {
-      if (!value(&number) || number.empty() || number.size() > 9 ||
-          number.find_first_not_of("0123456789") != std::string::npos) {
-        return UsageError("--top needs a number");
-      }
-      req.top = std::stoul(number);
-    } else if (a == "--event") {
-      if (!value(&req.event)) return UsageError("--event needs an event name");
-    } else if (a == "--title") {
-      if (!value(&req.title)) return UsageError("--title needs a text");
-    } else if (a == "--perf") {
-      if (!value(&req.perf)) return UsageError("--perf needs a path");
-    } else if (a == "--script") {
-      if (!value(&req.script)) return UsageError("--script needs a file");
-    } else {
-      return UsageError("unknown option " + std::string(a));
-    }
+    req.top = std::stoul(*top);
   }
-  if (operands.size() > 1) return UsageError("one PERF.DATA at most");
-  if (!operands.empty()) req.input = operands[0];
-  return RunReport(req);
+  if (!in.operands.empty()) req.input = in.operands[0];
+  if (req.input.empty() == req.script.empty()) return in.UsageError("report takes one PERF.DATA or --script FILE");
+  return RunReport(std::move(req));
 }
+
+}  // namespace
+
+extern const Command kReportCommand{
+    .name = "report",
+    .synopsis = "report PERF.DATA",
+    .summary = "folded stacks, per-line table, JSON summary, pprof, flame graph from a perf recording",
+    .usage = kUsage,
+    .min_operands = 0,
+    .operands = "at most one PERF.DATA",
+    .options = kOptions,
+    .run = Report,
+};
 
 }  // namespace jitdump::tool
