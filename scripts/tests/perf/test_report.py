@@ -14,6 +14,7 @@ import pytest
 
 from support.checks import check, figure, log
 
+from .report_consumers import FlameGraphPage, pprof_top, pprof_traces
 from .report_runs import CALLEE, INLINING, OTHER, folded, marked_lines, model, report, two_callers
 from .runs import fresh, run
 
@@ -21,10 +22,11 @@ from .runs import fresh, run
 @pytest.mark.parametrize("graph", ["g", "flat"])
 def test_report_inlining(ctx, graph):
     """callee() is inlined into inliningCaller() and compiled on its own for otherCaller(). The
-    folded stacks and the profile model must show both shapes: the inlined callee as an inner
-    frame of inliningCaller's code, with callee's own line and the caller's call line; the
-    standalone callee under otherCaller (with -g), whose frame is looked up inside its call
-    instruction and so carries the call's line."""
+    folded stacks, the profile model, the pprof as `go tool pprof` reads it and the flame graph
+    as Chromium draws it must show both shapes: the inlined callee as an inner frame of
+    inliningCaller's code, with callee's own line and the caller's call line; the standalone
+    callee under otherCaller (with -g), whose frame is looked up inside its call instruction and
+    so carries the call's line."""
     classes, jvm_opts = two_callers(ctx)
     lines = marked_lines()
     run_dir = fresh(ctx.work / f"two-callers-{graph}")
@@ -67,6 +69,57 @@ def test_report_inlining(ctx, graph):
         ctx.check(under_other >= 0.8 * leaf_alone,
                   f"model: {under_other} of {leaf_alone} standalone callee samples have otherCaller:"
                   f"{lines['other call']} (the call instruction's line) as caller")
+    # pprof, read by go tool pprof: the inlined callee's Location carries callee (inline) at its
+    # line and inliningCaller at the call's line; with -g the standalone callee's caller is
+    # otherCaller at its call line.
+    traces = pprof_traces(run_dir / "profile.pb.gz", ctx.work / f"pprof-{graph}")
+    pp_total = sum(n for n, _ in traces)
+    callee_at = f"{CALLEE} report/TwoCallers.java:{lines['callee']}"
+    pp_inlined = sum(n for n, f in traces if f[:2] == [f"{callee_at} (inline)",
+                                                      f"{INLINING} report/TwoCallers.java:{lines['inlining call']}"])
+    ctx.check(pp_total == m.total, f"pprof: {pp_total} samples, the model's {m.total}")
+    ctx.check(pp_inlined >= 0.2 * pp_total,
+              f"pprof -traces: {pp_inlined} of {pp_total} samples in callee:{lines['callee']} (inline) inside "
+              f"inliningCaller:{lines['inlining call']}")
+    pp_alone = sum(n for n, f in traces if f[0] == callee_at)
+    ctx.check(pp_alone >= 0.2 * pp_total, f"pprof -traces: {pp_alone} samples in callee compiled alone")
+    if graph == "g":
+        pp_other = sum(n for n, f in traces
+                       if f[:2] == [callee_at, f"{OTHER} report/TwoCallers.java:{lines['other call']}"])
+        ctx.check(pp_other >= 0.8 * pp_alone,
+                  f"pprof -traces: {pp_other} of {pp_alone} standalone callee samples under otherCaller:"
+                  f"{lines['other call']}")
+    top = pprof_top(run_dir / "profile.pb.gz", ctx.work / f"pprof-{graph}")
+    # pprof marks the row "(inline)" or "(partial-inline)" by its own merging rules; the row and
+    # its flat samples (the inlined and the standalone callee at that line) are what is asserted.
+    top_callee = {k: v for k, v in top.items() if k.startswith(CALLEE)}
+    ctx.check(sum(v for k, v in top_callee.items() if k.startswith(callee_at + " (")) >= 0.4 * pp_total,
+              f"pprof -top -lines: callee at its line, marked inlined, with its flat samples ({top_callee})")
+
+    # The HTML flame graph, drawn by headless Chromium from its file.
+    page = FlameGraphPage(run_dir / "flamegraph.html", ctx.work / f"browser-{graph}")
+    try:
+        ctx.check(page.total() == m.total, f"flame graph: {page.total()} samples, the model's {m.total}")
+        nodes = page.nodes(CALLEE)
+        fg_inlined = sum(n["total"] for n in nodes if n["kind"] == "inlined" and n["path"][-2:] == [INLINING, CALLEE])
+        # The node is the method on that path: every line of the inlined callee, and the samples
+        # of whatever it was running (kernel frames of a page fault) above it.
+        any_line = m.count(lambda stack: any([(name, kind) for name, kind, _ in chain] ==
+                                             [(CALLEE, "inlined"), (INLINING, "compiled")] for chain in stack))
+        ctx.check(fg_inlined == any_line and fg_inlined >= leaf_inlined,
+                  f"flame graph: callee inlined under inliningCaller holds {fg_inlined} samples (model {any_line})")
+        ctx.check(all(n["drawn"] for n in nodes if n["total"] >= 0.01 * m.total), "flame graph: callee's nodes are drawn")
+        if graph == "g":
+            fg_other = sum(n["total"] for n in nodes if n["kind"] == "compiled" and n["path"][-2:] == [OTHER, CALLEE])
+            ctx.check(fg_other >= 0.8 * leaf_alone,
+                      f"flame graph: callee compiled alone under otherCaller holds {fg_other} samples")
+        ctx.check(not any(n["path"][-2:] == [OTHER, CALLEE] and n["kind"] == "inlined" for n in nodes),
+                  "flame graph: callee never drawn as inlined into otherCaller")
+        requests = page.requests()
+        ctx.check(requests == [page.url], f"flame graph: the page made no request but its own ({requests})")
+    finally:
+        page.close()
+
     text = (run_dir / "srcline.txt").read_text()
     share = float(re.search(r"java_srcline_share: ([\d.]+)%", text).group(1))
     figure(f"report.two_callers.{graph}.java_srcline_percent", share)
