@@ -84,8 +84,10 @@ class PerfRun:
         return root, listing
 
     def record_demo(self, name, seconds="4", freq="2999", agent_opts=None, extra=()) -> Path:
+        """The demo under perf-java --inject: these tests judge perf's own views (perf.jit.data),
+        which perf-java makes only on request since jitdump report reads perf.data itself."""
         run_dir = fresh(self.work / name)
-        args = ["-o", run_dir, "-q", "-F", freq, *extra]
+        args = ["-o", run_dir, "-q", "--inject", "-F", freq, *extra]
         if agent_opts:
             args += ["--agent-opts", agent_opts]
         self.perf_java(*args, "--", self.jdk.java, "-cp", self.demo_classes(), "demo.Demo", seconds)

@@ -43,7 +43,8 @@ def test_cleanup(ctx):
     before = snapshot(ctx.home)
     tmp_maps = {f for f in os.listdir("/tmp") if f.startswith("perf-")}
     run_dir = fresh(ctx.work / "cleanup")
-    ctx.perf_java("-o", run_dir, "-q", "-F", "999", "--", ctx.jdk.java, "-cp", ctx.demo_classes(), "demo.Demo", "2")
+    ctx.perf_java("-o", run_dir, "-q", "--inject", "-F", "999", "--", ctx.jdk.java, "-cp", ctx.demo_classes(),
+                  "demo.Demo", "2")
     check(snapshot(ctx.home) == before, "$HOME (and ~/.debug) unchanged by a perf-java run")
     check(not (run_dir / ".buildid").exists(), "no build-id cache left in the run directory")
     new_maps = {f for f in os.listdir("/tmp") if f.startswith("perf-")} - tmp_maps
@@ -82,7 +83,7 @@ def test_wrapper(ctx):
           "sampling impossible: clear message with perf_event_paranoid: " + p.stderr.strip().splitlines()[0][:100])
 
     run_dir = fresh(ctx.work / "callgraph")
-    p = ctx.perf_java("-o", run_dir, "-g", "-F", "999", "--", ctx.jdk.java, "-cp", ctx.demo_classes(), "demo.Demo",
+    p = ctx.perf_java("-o", run_dir, "-g", "--inject", "-F", "999", "--", ctx.jdk.java, "-cp", ctx.demo_classes(), "demo.Demo",
                       "2")
     check("PreserveFramePointer" in (run_dir / "perf.data").read_bytes().decode("latin1")
           or "PreserveFramePointer" in p.stderr, "--call-graph starts the JVM with -XX:+PreserveFramePointer")

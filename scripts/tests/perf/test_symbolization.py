@@ -34,7 +34,7 @@ def test_javac(ctx):
         run_dir = fresh(ctx.work / f"javac-backdate-{mode}")
         out = fresh(ctx.work / f"javac-classes-{mode}")
         out.mkdir()
-        p = ctx.perf_java("-o", run_dir, "-q", "-F", "1999", "--agent-opts", f"backdate={mode}", "--",
+        p = ctx.perf_java("-o", run_dir, "-q", "--inject", "-F", "1999", "--agent-opts", f"backdate={mode}", "--",
                           ctx.jdk.javac, "--patch-module", f"java.base={root}/java.base", "-d", out,
                           "-nowarn", "-Xlint:none", "-Xmaxwarns", "1", "-Xmaxerrs", "1",
                           "-implicit:none", "-proc:none", f"@{listing}", check_rc=False)
@@ -63,7 +63,7 @@ def test_sigkill(ctx):
     check = ctx.check
     run_dir = fresh(ctx.work / "sigkill")
     script = f"{ctx.jdk.java} -cp {ctx.demo_classes()} demo.Demo 30 & pid=$!; sleep 6; kill -KILL $pid; wait $pid; exit 0"
-    ctx.perf_java("-o", run_dir, "-q", "-F", "1999", "--", "sh", "-c", script)
+    ctx.perf_java("-o", run_dir, "-q", "--inject", "-F", "1999", "--", "sh", "-c", script)
     jit_dir = run_dir / "jit"
     dumps = [f for f in os.listdir(jit_dir) if f.endswith(".dump")]
     check(len(dumps) == 1, f"one dump ({dumps})")
