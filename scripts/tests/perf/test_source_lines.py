@@ -70,8 +70,8 @@ def test_srcline(ctx):
             perf_lines[os.path.basename(src)] += n
     top_perf = [k for k, _ in perf_lines.most_common(5)]
     # The table reads perf.data itself (each frame by address and sample time), perf reads
-    # perf.jit.data through addr2line: they may differ by a sample or two per line where perf's
-    # addr2line answers ??:0 (seen: 2 of 2,285). Exact agreement with the dumps' own line tables
+    # perf.jit.data through perf inject and addr2line: they may differ by a sample or two per line
+    # (seen: 2 of 2,285; perf also prints ??:0 for some; not traced yet). Exact agreement with the dumps' line tables
     # is asserted by perf-report_javac_shares; here each top line must agree within 0.2 %.
     diff = {k: fast_lines[k] - perf_lines[k] for k in top_perf}
     figure("srcline.top5_max_difference_samples", max(map(abs, diff.values())) if diff else 0)
