@@ -1,5 +1,7 @@
 // Agent options: "key=value,key=value" after the '=' of -agentpath, or from the environment
-// variable JITDUMPAGENT_OPTIONS, or from a file named by config=. Pure parsing, no I/O.
+// variable JITDUMPAGENT_OPTIONS, or from a file named by config=. One table (options.cc) says
+// for every key its syntax, default, meaning and accepted values; parsing, the "known:" list of
+// an unknown key, `help` and the README's options table all come from it. Pure, no I/O.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +53,8 @@ struct Options {
   uint32_t cache_entries = 16384;  // per-method lookup cache bound
   ResolveIn resolve = ResolveIn::kAuto;
   std::string config;            // file the options were also read from
+
+  bool operator==(const Options&) const = default;
 };
 
 struct OptionError {
@@ -69,7 +73,18 @@ struct ParseResult {
 ParseResult ParseOptions(std::string_view text, Options& options);
 
 // The text printed for `help`.
-const char* OptionsHelp();
+const std::string& OptionsHelp();
+
+// The README's options table (Markdown), one row per key in the table's order.
+std::string OptionsMarkdownTable();
+
+// Each key with the default the table documents (the text of its "default" column), for a
+// test to parse: it must give the very defaults of Options.
+struct DocumentedDefault {
+  std::string_view key;
+  std::string_view text;
+};
+std::vector<DocumentedDefault> DocumentedDefaults();
 
 // Size with an optional K/M/G suffix (binary units).
 std::optional<uint64_t> ParseSize(std::string_view text);

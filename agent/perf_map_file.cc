@@ -1,3 +1,4 @@
+// perf-<pid>.map, appended and compacted (perf_map_file.h).
 #include "agent/perf_map_file.h"
 
 #include <fcntl.h>

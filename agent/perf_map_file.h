@@ -27,7 +27,8 @@ class PerfMapFile {
   const std::string& path() const { return path_; }
 
   void Add(uint64_t start, uint64_t size, std::string_view name);
-  void MarkStale() { ++stale_; }
+  // `count` lines now describe code that is gone.
+  void MarkStale(uint64_t count) { stale_ += count; }
   // Writes buffered lines; returns the number written, or -1 on error.
   long Flush();
   // Stale lines (code since unloaded) are removed within about a second, or at once when they

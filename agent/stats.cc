@@ -1,3 +1,4 @@
+// The agent's statistics and their JSON (stats.h).
 #include "agent/stats.h"
 
 #include <bit>
