@@ -29,25 +29,19 @@ std::optional<uint64_t> ParseUnsigned(std::string_view v, uint64_t max) {
 
 bool IsPath(std::string_view v) { return !v.empty() && v.size() < 4096 && v.find('\0') == std::string_view::npos; }
 
-// One option's value as written: `present` is false for a bare key ("strict").
-struct Value {
-  std::string_view text;
-  bool present;
-};
-
-bool SetFlag(const Value& v, bool& target) {
+bool SetFlag(const OptionValue& v, bool& target) {
   const auto b = ParseBool(v.text);
   if (b) target = *b;
   return b.has_value();
 }
 
-bool SetPath(const Value& v, std::string& target) {
+bool SetPath(const OptionValue& v, std::string& target) {
   if (!IsPath(v.text)) return false;
   target = std::string(v.text);
   return true;
 }
 
-bool SetNumber(const Value& v, uint64_t min, uint64_t max, uint32_t& target) {
+bool SetNumber(const OptionValue& v, uint64_t min, uint64_t max, uint32_t& target) {
   const auto n = ParseUnsigned(v.text, max);
   if (n && *n >= min) target = static_cast<uint32_t>(*n);
   return n && *n >= min;
@@ -55,7 +49,7 @@ bool SetNumber(const Value& v, uint64_t min, uint64_t max, uint32_t& target) {
 
 // `choices` and `values` are parallel: the first choice equal to the text wins.
 template <typename T, size_t N>
-bool SetChoice(const Value& v, const char* const (&choices)[N], const T (&values)[N], T& target) {
+bool SetChoice(const OptionValue& v, const char* const (&choices)[N], const T (&values)[N], T& target) {
   for (size_t i = 0; i < N; ++i) {
     if (v.text == choices[i]) {
       target = values[i];
@@ -65,44 +59,31 @@ bool SetChoice(const Value& v, const char* const (&choices)[N], const T (&values
   return false;
 }
 
-// Everything about one key. `syntax` follows "key=" (empty for a bare flag); `default_text`
-// and `meaning` are Markdown (the README's columns; `help` prints them without the markup);
-// `accepted` ends the error for a bad value; `apply` returns false for a bad value and then
-// leaves the options as they were.
-struct OptionSpec {
-  std::string_view key;
-  std::string_view syntax;
-  std::string_view default_text;
-  std::string_view meaning;
-  std::string_view accepted;
-  bool (*apply)(const Value& value, Options& o);
-};
-
 constexpr OptionSpec kOptions[] = {
     {"dir", "PATH", "`$JITDUMPDIR` or `$HOME` + `/.debug/jit/java-jit-YYYYMMDD.XXXXXX/` (perf's layout)",
      "where `jit-<pid>.dump` goes; created if missing; `%p` expands to the pid", "a directory path",
-     [](const Value& v, Options& o) { return SetPath(v, o.dir); }},
+     [](const OptionValue& v, Options& o) { return SetPath(v, o.dir); }},
     {"lines", "on|off", "on", "`JIT_CODE_DEBUG_INFO` source lines", "on, off",
-     [](const Value& v, Options& o) { return SetFlag(v, o.lines); }},
+     [](const OptionValue& v, Options& o) { return SetFlag(v, o.lines); }},
     {"code", "on|off", "on", "code bytes (perf annotate needs them); off writes zeros", "on, off",
-     [](const Value& v, Options& o) { return SetFlag(v, o.code); }},
+     [](const OptionValue& v, Options& o) { return SetFlag(v, o.code); }},
     {"inline", "on|off", "off",
      "samply's inline debug-info record before each load (inlined frames for samply and `jitdump addr2line`/`fold`); "
      "perf 6.1 warns once per record in `perf inject`: run `jitdump strip-inline DUMP` first, which moves them to "
      "`DUMP.inline`",
-     "on, off", [](const Value& v, Options& o) { return SetFlag(v, o.inline_info); }},
+     "on, off", [](const OptionValue& v, Options& o) { return SetFlag(v, o.inline_info); }},
     {"names", "java|jvm|simple", "java",
      "`java.util.HashMap.getNode(int, java.lang.Object)` / perf's agent form "
      "`Ljava/util/HashMap;getNode(ILjava/lang/Object;)…` / `java.util.HashMap.getNode`",
      "java, jvm, simple",
-     [](const Value& v, Options& o) {
+     [](const OptionValue& v, Options& o) {
        static const char* const kChoices[] = {"java", "jvm", "simple"};
        static constexpr NameStyle kValues[] = {NameStyle::kJava, NameStyle::kJvm, NameStyle::kSimple};
        return SetChoice(v, kChoices, kValues, o.names);
      }},
     {"perfmap", "on|off|DIR", "off", "also keep `perf-<pid>.map` (in `/tmp` or DIR), compacted to the live code",
      "on, off, or an absolute directory path",
-     [](const Value& v, Options& o) {
+     [](const OptionValue& v, Options& o) {
        if (!v.present) {
          o.perfmap = true;
        } else if (const auto b = ParseBool(v.text)) {
@@ -117,7 +98,7 @@ constexpr OptionSpec kOptions[] = {
      }},
     {"budget", "SIZE", "64M", "memory for finished records waiting for the writer (`K`, `M`, `G` suffixes; 64K to 4G)",
      "a size from 64K to 4G, e.g. 64M",
-     [](const Value& v, Options& o) {
+     [](const OptionValue& v, Options& o) {
        const auto size = ParseSize(v.text);
        const bool ok = size && *size >= (64u << 10) && *size <= (4ull << 30);
        if (ok) o.budget_bytes = *size;
@@ -125,32 +106,32 @@ constexpr OptionSpec kOptions[] = {
      }},
     {"overflow", "drop|wait", "drop",
      "when the budget is full: drop and count, or let the JVM thread wait up to `wait_ms` first", "drop, wait",
-     [](const Value& v, Options& o) {
+     [](const OptionValue& v, Options& o) {
        static const char* const kChoices[] = {"drop", "wait"};
        static constexpr Overflow kValues[] = {Overflow::kDrop, Overflow::kWait};
        return SetChoice(v, kChoices, kValues, o.overflow);
      }},
     {"wait_ms", "N", "100", "how long `overflow=wait` lets a JVM thread wait for room, in milliseconds (0 to 10000)",
-     "milliseconds from 0 to 10000", [](const Value& v, Options& o) { return SetNumber(v, 0, 10000, o.wait_ms); }},
+     "milliseconds from 0 to 10000", [](const OptionValue& v, Options& o) { return SetNumber(v, 0, 10000, o.wait_ms); }},
     {"backdate", "on|off", "on",
      "move a load's timestamp back to when its address range was last freed, so samples taken before HotSpot "
      "posts the load resolve (see *Format decisions*)",
-     "on, off", [](const Value& v, Options& o) { return SetFlag(v, o.backdate); }},
+     "on, off", [](const OptionValue& v, Options& o) { return SetFlag(v, o.backdate); }},
     {"stats", "stderr|PATH", "–",
      "JSON statistics at exit: events, records, bytes, lost records by cause, queue high-water marks, method-cache "
      "lookups, callback wall-time percentiles (all loads, and loads of ≤ 4 KiB of code), the thread CPU time of one "
      "load in 16, loads deferred to the writer, the writer's time per resolved load and its total CPU time",
-     "stderr or a file path", [](const Value& v, Options& o) { return SetPath(v, o.stats); }},
+     "stderr or a file path", [](const OptionValue& v, Options& o) { return SetPath(v, o.stats); }},
     {"log", "error|warn|info|debug", "warn", "the agent is silent in normal operation at `warn`",
      "error, warn, info, debug",
-     [](const Value& v, Options& o) {
+     [](const OptionValue& v, Options& o) {
        static const char* const kChoices[] = {"error", "warn", "info", "debug"};
        static constexpr LogLevel kValues[] = {LogLevel::kError, LogLevel::kWarn, LogLevel::kInfo, LogLevel::kDebug};
        return SetChoice(v, kChoices, kValues, o.log);
      }},
     {"mode", "OCTAL", "0600", "permission bits of the files it creates (the owner keeps read and write)",
      "octal file mode with owner read/write, e.g. 0600 or 0644",
-     [](const Value& v, Options& o) {
+     [](const OptionValue& v, Options& o) {
        uint64_t bits = 0;
        bool valid = !v.text.empty() && v.text.size() <= 4;
        for (char c : v.text) {
@@ -161,31 +142,31 @@ constexpr OptionSpec kOptions[] = {
        return valid;
      }},
     {"flush_ms", "N", "10", "writer poll interval, in milliseconds (1 to 1000)", "milliseconds from 1 to 1000",
-     [](const Value& v, Options& o) { return SetNumber(v, 1, 1000, o.flush_ms); }},
+     [](const OptionValue& v, Options& o) { return SetNumber(v, 1, 1000, o.flush_ms); }},
     {"cache", "N", "16384", "methods kept in the name/line cache (0 disables)",
      "a number of methods from 0 (off) to 1048576",
-     [](const Value& v, Options& o) { return SetNumber(v, 0, 1u << 20, o.cache_entries); }},
+     [](const OptionValue& v, Options& o) { return SetNumber(v, 0, 1u << 20, o.cache_entries); }},
     {"resolve", "auto|writer|callback", "auto",
      "where names and lines of compiled methods are looked up: on the agent's writer thread (the JVM thread only "
      "copies the event) or inside the JVM's callback; `auto` picks the writer on JDK 17.0.14+, 21.0.3+ and 22+ "
      "(see *Where names are resolved*)",
      "auto, writer, callback",
-     [](const Value& v, Options& o) {
+     [](const OptionValue& v, Options& o) {
        static const char* const kChoices[] = {"auto", "writer", "callback"};
        static constexpr ResolveIn kValues[] = {ResolveIn::kAuto, ResolveIn::kWriter, ResolveIn::kCallback};
        return SetChoice(v, kChoices, kValues, o.resolve);
      }},
     {"config", "FILE", "–", "read options from a file (one `key=value` per line, `#` comments)", "a file path",
-     [](const Value& v, Options& o) { return SetPath(v, o.config); }},
+     [](const OptionValue& v, Options& o) { return SetPath(v, o.config); }},
     {"strict", "", "off",
      "a bad option or an unusable output directory stops the JVM instead of disabling the agent", "on, off",
-     [](const Value& v, Options& o) {
+     [](const OptionValue& v, Options& o) {
        if (v.present) return SetFlag(v, o.strict);
        o.strict = true;
        return true;
      }},
     {"help", "", "", "print the options; the JVM runs on without the agent", "",
-     [](const Value&, Options& o) {
+     [](const OptionValue&, Options& o) {
        o.help = true;
        return true;
      }},
@@ -245,16 +226,6 @@ void AppendWrapped(std::string_view text, size_t indent, size_t width, std::stri
   out += '\n';
 }
 
-// A Markdown table cell: '|' would end it.
-std::string Cell(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') out += '\\';
-    out.push_back(c);
-  }
-  return out;
-}
-
 bool HasDefault(const OptionSpec& spec) { return !spec.default_text.empty() && spec.default_text != "–"; }
 
 }  // namespace
@@ -302,7 +273,7 @@ ParseResult ParseOptions(std::string_view text, Options& o) {
     if (item.empty()) continue;
     const size_t eq = item.find('=');
     const std::string_view key = Trim(item.substr(0, eq));
-    const Value value{eq != std::string_view::npos ? Trim(item.substr(eq + 1)) : std::string_view(),
+    const OptionValue value{eq != std::string_view::npos ? Trim(item.substr(eq + 1)) : std::string_view(),
                       eq != std::string_view::npos};
     const OptionSpec* spec = FindOption(key);
     if (spec == nullptr) {
@@ -337,18 +308,6 @@ const std::string& OptionsHelp() {
   return help;
 }
 
-std::string OptionsMarkdownTable() {
-  std::string out = "| option | default | meaning |\n|---|---|---|\n";
-  for (const OptionSpec& spec : kOptions) {
-    out += "| `" + Cell(Usage(spec)) + "` | " + Cell(spec.default_text) + " | " + Cell(spec.meaning) + " |\n";
-  }
-  return out;
-}
-
-std::vector<DocumentedDefault> DocumentedDefaults() {
-  std::vector<DocumentedDefault> out;
-  for (const OptionSpec& spec : kOptions) out.push_back({spec.key, spec.default_text});
-  return out;
-}
+std::span<const OptionSpec> OptionTable() { return kOptions; }
 
 }  // namespace jitdump_agent

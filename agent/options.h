@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,16 +76,27 @@ ParseResult ParseOptions(std::string_view text, Options& options);
 // The text printed for `help`.
 const std::string& OptionsHelp();
 
-// The README's options table (Markdown), one row per key in the table's order.
-std::string OptionsMarkdownTable();
-
-// Each key with the default the table documents (the text of its "default" column), for a
-// test to parse: it must give the very defaults of Options.
-struct DocumentedDefault {
-  std::string_view key;
+// One option's value as written: `present` is false for a bare key ("strict").
+struct OptionValue {
   std::string_view text;
+  bool present = false;
 };
-std::vector<DocumentedDefault> DocumentedDefaults();
+
+// Everything about one key. `syntax` follows "key=" (empty for a bare flag); `default_text`
+// and `meaning` are Markdown (the README's columns; `help` prints them without the markup);
+// `accepted` ends the error for a bad value; `apply` returns false for a bad value and then
+// leaves the options as they were.
+struct OptionSpec {
+  std::string_view key;
+  std::string_view syntax;
+  std::string_view default_text;
+  std::string_view meaning;
+  std::string_view accepted;
+  bool (*apply)(const OptionValue& value, Options& o);
+};
+
+// Every key, in the order help and the README list them.
+std::span<const OptionSpec> OptionTable();
 
 // Size with an optional K/M/G suffix (binary units).
 std::optional<uint64_t> ParseSize(std::string_view text);

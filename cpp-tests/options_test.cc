@@ -105,8 +105,27 @@ TEST(OptionsTest, ParseSizeSuffixes) {
   EXPECT_FALSE(ParseSize("99999999999999999999").has_value());
 }
 
-// The README's options table is the option table rendered: the two cannot drift. (To update
-// the README after changing agent/options.cc, paste OptionsMarkdownTable(), which this prints.)
+// The README's options table: the option table rendered as Markdown.
+std::string MarkdownTable() {
+  const auto cell = [](std::string_view text) {  // '|' would end the cell
+    std::string out;
+    for (char c : text) {
+      if (c == '|') out += '\\';
+      out.push_back(c);
+    }
+    return out;
+  };
+  std::string out = "| option | default | meaning |\n|---|---|---|\n";
+  for (const OptionSpec& spec : OptionTable()) {
+    std::string usage(spec.key);
+    if (!spec.syntax.empty()) usage += "=" + std::string(spec.syntax);
+    out += "| `" + cell(usage) + "` | " + cell(spec.default_text) + " | " + cell(spec.meaning) + " |\n";
+  }
+  return out;
+}
+
+// The README's options table is the option table rendered: the two cannot drift. (After a
+// change to agent/options.cc, paste the table this prints into README.md.)
 TEST(OptionsTableTest, ReadmeTableIsTheOptionTable) {
   std::ifstream in(JITDUMPAGENT_README);
   ASSERT_TRUE(in) << "cannot read " << JITDUMPAGENT_README;
@@ -117,8 +136,8 @@ TEST(OptionsTableTest, ReadmeTableIsTheOptionTable) {
     if (inside && line.empty()) break;
     if (inside) table += line + "\n";
   }
-  EXPECT_EQ(table, OptionsMarkdownTable()) << "README.md's options table differs from agent/options.cc's; "
-                                              "the table should read:\n" << OptionsMarkdownTable();
+  EXPECT_EQ(table, MarkdownTable()) << "README.md's options table differs from agent/options.cc's; "
+                                       "the table should read:\n" << MarkdownTable();
 }
 
 // Every default the table documents, parsed as a value of its key, is the default Options has.
@@ -126,15 +145,15 @@ TEST(OptionsTableTest, ReadmeTableIsTheOptionTable) {
 TEST(OptionsTableTest, DocumentedDefaultsAreTheDefaults) {
   const std::vector<std::string_view> described = {"dir", "stats", "config", "help"};
   size_t checked = 0;
-  for (const DocumentedDefault& d : DocumentedDefaults()) {
-    if (std::find(described.begin(), described.end(), d.key) != described.end()) continue;
+  for (const OptionSpec& spec : OptionTable()) {
+    if (std::find(described.begin(), described.end(), spec.key) != described.end()) continue;
     Options o;
-    const std::string option = std::string(d.key) + "=" + std::string(d.text);
+    const std::string option = std::string(spec.key) + "=" + std::string(spec.default_text);
     ASSERT_TRUE(ParseOptions(option, o).ok()) << option;
     EXPECT_EQ(o, Options()) << option << " is documented as the default but is not";
     ++checked;
   }
-  EXPECT_EQ(checked + described.size(), DocumentedDefaults().size());
+  EXPECT_EQ(checked + described.size(), OptionTable().size());
   const Options defaults;
   EXPECT_TRUE(defaults.dir.empty() && defaults.stats.empty() && defaults.config.empty() && !defaults.help);
 }
@@ -143,8 +162,8 @@ TEST(OptionsTableTest, HelpAndTheUnknownKeyMessageNameEveryKey) {
   Options o;
   const ParseResult r = ParseOptions("colour=blue", o);
   ASSERT_EQ(r.errors.size(), 1u);
-  for (const DocumentedDefault& d : DocumentedDefaults()) {
-    const std::string key(d.key);
+  for (const OptionSpec& spec : OptionTable()) {
+    const std::string key(spec.key);
     EXPECT_NE(OptionsHelp().find("\n  " + key), std::string::npos) << key;
     EXPECT_NE(r.errors[0].message.find(key), std::string::npos) << key;
   }
