@@ -262,6 +262,9 @@ void OnUnload(JavaVM*) noexcept {
     if (s == nullptr) return;
     CloseOutput(s);  // VMDeath (just before, on this thread) replayed the stubs; now close
     (void)s->hand_off.AwaitIdle(1000);
+    // A writer stuck in a write (a hung mount) still holds records nobody will write: each
+    // counts as lost to the stall, so the stats still account for every code blob.
+    if (!s->writer.finished()) s->stats.lost_writer_stalled.Add(s->stats.Unaccounted());
     WriteStats(s);
   } catch (...) {
   }

@@ -5,6 +5,13 @@
 
 namespace jitdump_agent {
 
+DumpBatch::DumpBatch() {
+  // Sized for a full batch up front, so adding a load allocates only when its records outgrow
+  // the buffer, and writing a batch never allocates.
+  pieces_.reserve(kMaxLoads);
+  iov_.reserve(2 * kMaxLoads);
+}
+
 bool DumpBatch::Add(const CodeEvent& load, const LoadNames& names, uint32_t pid, uint64_t timestamp,
                     uint64_t code_index) {
   jitdump::CodeLoad record;

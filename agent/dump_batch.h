@@ -29,8 +29,11 @@ class DumpBatch {
     uint64_t bytes = 0;  // everything the write appends
   };
 
+  DumpBatch();
+
   // Encodes the records of `load` (whose event must outlive the write). false, adding nothing,
-  // when a record would exceed the format's 4 GiB limit.
+  // when a record would exceed the format's 4 GiB limit. When it throws (no memory) nothing
+  // was added either.
   bool Add(const CodeEvent& load, const LoadNames& names, uint32_t pid, uint64_t timestamp, uint64_t code_index);
   bool full() const { return totals_.loads >= kMaxLoads || buffer_.size() >= kMaxBufferBytes; }
   bool empty() const { return totals_.loads == 0; }

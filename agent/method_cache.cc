@@ -63,7 +63,14 @@ const MethodInfo* MethodCache::Get(MethodId method) {
   // Nothing of this callback points at the old contents: they were not validated in it.
   cached = MethodInfo();
   stats_.method_lookups.Add();
-  lookup_.Resolve(method, cached);
+  try {
+    lookup_.Resolve(method, cached);
+  } catch (...) {
+    // No memory for the name or the lines: keep no half-filled entry (it would pass for a
+    // failed lookup with an empty name from now on).
+    entries_.erase(it);
+    throw;
+  }
   cached.validated_in = callback_;
   return Remember(method, &cached);
 }

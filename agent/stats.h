@@ -76,6 +76,12 @@ struct Stats {
   // A deferred load reached a writer that could not resolve it (no resolver, or not attached:
   // the hand-off rules that out, so this stays 0 unless something is wrong).
   Counter lost_unresolved;
+  // The writer failed on a record in a way other than running out of memory (an exception it
+  // did not expect); allocation failures there count as lost_allocation.
+  Counter lost_writer_error;
+  // The writer did not finish by the JVM's exit (stuck in a write to a hung mount): what it
+  // still held, queued or half-written, counted when the stats are taken (Unaccounted).
+  Counter lost_writer_stalled;
   // Writer time to resolve one deferred load (names and lines: the work moved off the JVM thread).
   LatencyHistogram resolve_latency;
   Counter writer_cpu_ns;         // CPU time of the writer thread, all of it, taken when it ends
@@ -110,6 +116,9 @@ struct Stats {
   static constexpr uint64_t kSmallCode = 4096;
 
   uint64_t LostTotal() const;
+  // Code blobs offered (loads and stubs with code) that are neither written, nor duplicates,
+  // nor counted lost: 0 once the writer has finished; what a stalled writer still holds.
+  uint64_t Unaccounted() const;
   // One JSON object; `dump_path` and `perfmap_path` are included as strings.
   std::string ToJson(const std::string& dump_path, const std::string& perfmap_path) const;
 };

@@ -12,6 +12,8 @@
 #include <chrono>
 #include <algorithm>
 #include <cstring>
+#include <exception>
+#include <new>
 #include <optional>
 
 #include "agent/clock.h"
@@ -23,6 +25,25 @@ namespace {
 
 WarnOnce g_write_warning;
 WarnOnce g_perfmap_warning;
+WarnOnce g_failure_warning;
+
+// What went wrong on the writer, for the one warning per run: an allocation failure or
+// anything else thrown.
+const char* Describe(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::bad_alloc&) {
+    return "out of memory";
+  } catch (...) {
+    return "internal error";
+  }
+}
+
+void WarnFailure(const char* what, const std::exception_ptr& error) {
+  if (g_failure_warning.First()) {
+    Log(LogLevel::kWarn, "%s failed (%s); the agent counts what it drops and carries on", what, Describe(error));
+  }
+}
 
 // perf's default layout: <base>/.debug/jit/java-jit-YYYYMMDD.XXXXXX, base = $JITDUMPDIR or $HOME.
 bool MakeDefaultDirectory(std::string* dir) {
@@ -51,6 +72,26 @@ bool MakeDefaultDirectory(std::string* dir) {
 }
 
 }  // namespace
+
+// Owns one popped event until the batch takes it: frees it on every other path out of
+// Writer::Process, an exception included.
+class Writer::EventGuard {
+ public:
+  EventGuard(RecordQueue& queue, CodeEvent* event) : queue_(queue), event_(event) {}
+  ~EventGuard() { queue_.Free(event_); }
+  EventGuard(const EventGuard&) = delete;
+  EventGuard& operator=(const EventGuard&) = delete;
+  CodeEvent* get() const { return event_; }
+  CodeEvent* release() {
+    CodeEvent* event = event_;
+    event_ = nullptr;
+    return event;
+  }
+
+ private:
+  RecordQueue& queue_;
+  CodeEvent* event_;
+};
 
 Writer::Writer(const Options& options, Stats& stats, RecordQueue& queue, HandOff& hand_off)
     : options_(options),
@@ -131,11 +172,19 @@ bool Writer::ResolveDeferred(const CodeEvent& load, LoadNames* names) {
 
 void Writer::Run() {
   ::pthread_setname_np(::pthread_self(), "jitdump-writer");  // for top -H and perf report --sort comm
+  // Nothing thrown here may leave this thread (std::terminate would take the JVM down): each
+  // record is guarded in Process, and each step of the loop and of the exit path here.
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_requested_) {
     lock.unlock();
-    const bool waiting = hand_off_.Serve(drain_);
-    const size_t done = ProcessAvailable();
+    bool waiting = false;
+    size_t done = 0;
+    try {
+      waiting = hand_off_.Serve(drain_);
+      done = ProcessAvailable();
+    } catch (...) {
+      WarnFailure("the writer's loop", std::current_exception());
+    }
     lock.lock();
     if (stop_requested_ || done != 0) continue;
     if (waiting) {
@@ -145,8 +194,16 @@ void Writer::Run() {
     }
   }
   lock.unlock();
-  drain_();
-  hand_off_.DetachAtExit();
+  try {
+    drain_();
+  } catch (...) {
+    WarnFailure("draining the queue", std::current_exception());
+  }
+  try {
+    hand_off_.DetachAtExit();
+  } catch (...) {
+    WarnFailure("detaching from the JVM", std::current_exception());
+  }
   if (perf_map_.is_open()) {
     CompactPerfMap();
     perf_map_.Close();
@@ -176,7 +233,9 @@ void Writer::Finish(uint64_t close_time, uint32_t timeout_ms) {
   if (done) {
     thread_.join();
   } else {
-    Log(LogLevel::kWarn, "the writer did not finish within %u ms (slow disk?); %s may lack its last records",
+    Log(LogLevel::kWarn,
+        "the writer did not finish within %u ms (is the disk hung?); %s lacks the records it still held, "
+        "counted as lost (writer_stalled)",
         timeout_ms, dump_path_.c_str());
     thread_.detach();  // agent state is never freed, so the thread may finish safely later
   }
@@ -193,23 +252,35 @@ uint64_t Writer::Backdate(const CodeEvent& load) {
   return earliest;
 }
 
-void Writer::AddLoad(CodeEvent* load, const LoadNames& names) {
-  const uint64_t timestamp = Backdate(*load);
-  if (!batch_.Add(*load, names, pid_, timestamp, next_code_index_)) {
+void Writer::AddLoad(EventGuard& guard, const LoadNames& names) {
+  const CodeEvent& load = *guard.get();
+  const uint64_t timestamp = Backdate(load);
+  if (!batch_.Add(load, names, pid_, timestamp, next_code_index_)) {
     stats_.lost_allocation.Add();  // a record past the format's 4 GiB limit
-    queue_.Free(load);
     return;
   }
+  // The batch holds the load now: from here on it is written (or counted by WritePending).
   ++next_code_index_;
-  perf_map_.MarkStale(live_.Occupy(load->code_addr, load->code_size, names.name, names.perf_map_name));
-  if (perf_map_.is_open()) perf_map_.Add(load->code_addr, load->code_size, names.perf_map_name);
-  pending_.push_back(load);
+  pending_.push_back(guard.release());  // capacity reserved: batch_.full() comes first
+  try {
+    perf_map_.MarkStale(live_.Occupy(load.code_addr, load.code_size, names.name, names.perf_map_name));
+    if (perf_map_.is_open()) perf_map_.Add(load.code_addr, load.code_size, names.perf_map_name);
+  } catch (...) {
+    // The dump has the load; the live set (duplicates, the perf map's compaction) misses it.
+    WarnFailure("keeping the live code for the perf map", std::current_exception());
+  }
   if (batch_.full()) WritePending();
 }
 
 void Writer::CompactPerfMap() {
-  const jitdump::Status status = perf_map_.Compact(
-      [this](const PerfMapFile::LiveVisitor& visit) { live_.ForEach(visit); }, MonotonicNanos());
+  jitdump::Status status = jitdump::Status::Ok();
+  try {
+    status = perf_map_.Compact([this](const PerfMapFile::LiveVisitor& visit) { live_.ForEach(visit); },
+                               MonotonicNanos());
+  } catch (...) {
+    WarnFailure("rewriting the perf map", std::current_exception());
+    return;
+  }
   if (status.ok()) {
     stats_.perfmap_compactions.Add();
   } else if (g_perfmap_warning.First()) {
@@ -231,7 +302,7 @@ void Writer::WritePending() {
   if (!dump_.is_open()) {
     stats_.lost_no_output.Add(totals.loads);
   } else {
-    const std::span<const struct iovec> iov = batch_.Iovecs();
+    const std::span<const struct iovec> iov = batch_.Iovecs();  // capacity reserved: no allocation
     const jitdump::Status status = dump_.Append(iov.data(), static_cast<int>(iov.size()));
     if (status.ok()) {
       stats_.code_loads_written.Add(totals.loads);
@@ -254,31 +325,46 @@ void Writer::WritePending() {
   batch_.Clear();
 }
 
+void Writer::Process(CodeEvent* event) {
+  EventGuard guard(queue_, event);
+  if (event->kind == EventKind::kUnload) {
+    ApplyUnload(*event);
+    return;
+  }
+  LoadNames names = event->names;
+  const bool deferred = event->kind == EventKind::kCompiledLoad && !event->resolved;
+  if (deferred && !ResolveDeferred(*event, &names)) return;  // counted by cause
+  if (live_.IsDuplicate(*event, names.name)) {
+    stats_.duplicate_loads.Add();
+    return;
+  }
+  AddLoad(guard, names);
+}
+
 size_t Writer::ProcessAvailable() {
   size_t processed = 0;
   while (CodeEvent* event = queue_.Pop()) {
     ++processed;
-    if (event->kind == EventKind::kUnload) {
-      ApplyUnload(*event);
-      queue_.Free(event);
-      continue;
+    const bool load = event->kind != EventKind::kUnload;
+    try {
+      Process(event);
+    } catch (const std::bad_alloc&) {
+      // The event is freed (Process's guard) and not in the batch: count the record, go on.
+      if (load) stats_.lost_allocation.Add();
+      WarnFailure("writing a record", std::current_exception());
+    } catch (...) {
+      if (load) stats_.lost_writer_error.Add();
+      WarnFailure("writing a record", std::current_exception());
     }
-    LoadNames names = event->names;
-    const bool deferred = event->kind == EventKind::kCompiledLoad && !event->resolved;
-    if (deferred && !ResolveDeferred(*event, &names)) {  // counted by cause
-      queue_.Free(event);
-      continue;
-    }
-    if (live_.IsDuplicate(*event, names.name)) {
-      stats_.duplicate_loads.Add();
-      queue_.Free(event);
-      continue;
-    }
-    AddLoad(event, names);
   }
   WritePending();
   if (perf_map_.is_open()) {
-    const long lines = perf_map_.Flush();
+    long lines = 0;
+    try {
+      lines = perf_map_.Flush();
+    } catch (...) {
+      WarnFailure("writing the perf map", std::current_exception());
+    }
     if (lines > 0) stats_.perfmap_lines_written.Add(static_cast<uint64_t>(lines));
     if (lines < 0 && g_perfmap_warning.First()) {
       Log(LogLevel::kWarn, "cannot write %s (%s)", perf_map_.path().c_str(), std::strerror(errno));

@@ -52,7 +52,11 @@ class Writer {
   void Run();
   // The names of a deferred load, from the resolver; false (counted) when there are none.
   bool ResolveDeferred(const CodeEvent& load, LoadNames* names);
-  void AddLoad(CodeEvent* load, const LoadNames& names);
+  // One popped event: written, counted as a duplicate or lost, or applied (an unload). Frees it
+  // unless the batch took it; may throw (the caller counts the record and goes on).
+  void Process(CodeEvent* event);
+  class EventGuard;
+  void AddLoad(EventGuard& guard, const LoadNames& names);
   // The load's timestamp, moved back to just after the last event that touched its range.
   uint64_t Backdate(const CodeEvent& load);
   void ApplyUnload(const CodeEvent& unload);
