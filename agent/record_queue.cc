@@ -3,6 +3,7 @@
 
 #include <time.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 
@@ -22,6 +23,7 @@ constexpr uint64_t kMaxQueueNodes = 65536;
 constexpr uint64_t kWakeWriterAt = kMaxQueueNodes / 4;
 
 WarnOnce g_budget_warning;
+WarnOnce g_oversized_warning;
 WarnOnce g_queue_warning;
 
 void SleepMillis(uint32_t ms) {
@@ -40,6 +42,8 @@ RecordQueue::RecordQueue(const Options& options, Stats& stats)
       queue_(kInitialQueueNodes) {}
 
 bool RecordQueue::Reserve(size_t bytes, bool may_wait) {
+  // A record larger than the whole budget never fits, however long its thread waits.
+  if (bytes > budget_) return false;
   uint64_t used = bytes_.load(std::memory_order_relaxed);
   for (uint32_t waited = 0;;) {
     while (used + bytes <= budget_) {
@@ -59,7 +63,7 @@ bool RecordQueue::Reserve(size_t bytes, bool may_wait) {
 CodeEvent* RecordQueue::Allocate(size_t tail_size) {
   const size_t total = sizeof(CodeEvent) + tail_size;
   if (total < tail_size || !Reserve(total, /*may_wait=*/true)) {
-    CountBudgetLoss();
+    CountBudgetLoss(total < tail_size ? SIZE_MAX : total);
     return nullptr;
   }
   void* memory = std::malloc(total);
@@ -73,13 +77,27 @@ CodeEvent* RecordQueue::Allocate(size_t tail_size) {
   return event;
 }
 
-void RecordQueue::CountBudgetLoss() {
+void RecordQueue::CountBudgetLoss(size_t bytes) {
   stats_.lost_budget.Add();
-  if (g_budget_warning.First()) {
-    Log(LogLevel::kWarn,
-        "record budget of %llu bytes is full; dropping records and counting them (raise budget= or use "
-        "overflow=wait)",
-        static_cast<unsigned long long>(budget_));
+  if (bytes > budget_) {
+    if (g_oversized_warning.First()) {
+      Log(LogLevel::kWarn,
+          "a record of %zu bytes is larger than the whole record budget of %llu bytes; dropping such records at "
+          "once and counting them (raise budget=)",
+          bytes, static_cast<unsigned long long>(budget_));
+    }
+  } else if (g_budget_warning.First()) {
+    if (overflow_ == Overflow::kWait) {
+      Log(LogLevel::kWarn,
+          "record budget of %llu bytes stayed full for wait_ms=%u; dropping records and counting them (raise "
+          "budget= or wait_ms=)",
+          static_cast<unsigned long long>(budget_), wait_ms_);
+    } else {
+      Log(LogLevel::kWarn,
+          "record budget of %llu bytes is full; dropping records and counting them (raise budget= or use "
+          "overflow=wait)",
+          static_cast<unsigned long long>(budget_));
+    }
   }
 }
 

@@ -27,7 +27,7 @@ class RecordQueue {
 
   // A default-constructed event followed by `tail_size` bytes of storage, or nullptr (counted
   // as lost) when the budget or memory is exhausted. With overflow=wait the caller may wait up
-  // to wait_ms for room.
+  // to wait_ms for room, unless the event is larger than the whole budget (dropped at once).
   CodeEvent* Allocate(size_t tail_size);
   // Hands the event to the writer; on failure frees it and counts it as lost.
   bool Push(CodeEvent* event);
@@ -46,9 +46,12 @@ class RecordQueue {
   uint64_t records_in_flight() const { return records_.load(std::memory_order_relaxed); }
 
  private:
-  // With overflow=wait and `may_wait`, waits up to wait_ms for room.
+  // With overflow=wait and `may_wait`, waits up to wait_ms for room; never for a record larger
+  // than the whole budget.
   bool Reserve(size_t bytes, bool may_wait);
-  void CountBudgetLoss();
+  // A record of `bytes` did not fit: counted as lost.budget, with one warning per kind (full
+  // budget, record larger than the budget) that suggests what helps under the policy in force.
+  void CountBudgetLoss(size_t bytes);
   bool TryPush(CodeEvent* event);
 
   const uint64_t budget_;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 namespace jitdump_agent {
@@ -37,6 +38,38 @@ TEST(RecordQueueTest, NodePoolGrowsOnDemandAndStopsAtItsBound) {
   ASSERT_NE(again, nullptr);
   EXPECT_TRUE(queue.Push(again));
   queue.Free(queue.Pop());
+}
+
+// overflow=wait: a record larger than the whole budget is dropped at once (its thread must not
+// wait wait_ms for room that can never be there), while one that merely finds the budget full
+// waits. The pressure handler runs when a producer starts waiting, so it tells the two apart.
+TEST(RecordQueueTest, UnderOverflowWaitARecordLargerThanTheBudgetIsDroppedAtOnce) {
+  Options options;
+  options.budget_bytes = 64 << 10;
+  options.overflow = Overflow::kWait;
+  options.wait_ms = 20;
+  Stats stats;
+  RecordQueue queue(options, stats);
+  int waits = 0;
+  queue.SetPressureHandler([](void* count) { ++*static_cast<int*>(count); }, &waits);
+
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(queue.Allocate(options.budget_bytes), nullptr);  // plus the event header: too big
+  EXPECT_EQ(waits, 0) << "waited for a record that can never fit";
+  EXPECT_EQ(stats.lost_budget.Get(), 1u);
+
+  CodeEvent* most = queue.Allocate(options.budget_bytes - sizeof(CodeEvent));  // fills the budget
+  ASSERT_NE(most, nullptr);
+  EXPECT_EQ(queue.Allocate(1), nullptr);  // fits the budget, not what is left of it: waits, then drops
+  EXPECT_EQ(waits, 1);
+  EXPECT_EQ(stats.lost_budget.Get(), 2u);
+  queue.Free(most);
+  const std::string log = testing::internal::GetCapturedStderr();
+
+  // One warning each, saying what helps under overflow=wait (not "use overflow=wait").
+  EXPECT_NE(log.find("larger than the whole record budget"), std::string::npos) << log;
+  EXPECT_NE(log.find("raise budget= or wait_ms="), std::string::npos) << log;
+  EXPECT_EQ(log.find("use overflow=wait"), std::string::npos) << log;
 }
 
 }  // namespace
