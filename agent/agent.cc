@@ -69,7 +69,7 @@ void WriteStats(AgentState* s) {
   const jitdump::Status status =
       jitdump::CreateWithContents(path, O_WRONLY, s->options.mode, json.data(), json.size(), &fd);
   if (!status.ok()) {
-    Log(LogLevel::kWarn, "cannot write stats to %s: %s", path.c_str(), status.ToString().c_str());
+    Log(LogLevel::kWarn, "cannot write stats to %s: %s", PrintablePath(path).c_str(), status.ToString().c_str());
     return;
   }
   ::close(fd);

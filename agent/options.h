@@ -103,6 +103,10 @@ std::optional<uint64_t> ParseSize(std::string_view text);
 
 // `text` made safe for a one-line message: non-printable bytes as \xNN, cut after `max` bytes.
 std::string Printable(std::string_view text, size_t max = 80);
+// A path (or any name) for a message: Printable, long enough for any real path. Every path and
+// name a message shows goes through one of the two: a control byte (a terminal escape, a line
+// feed forging a second log line) or a byte that is not ASCII never reaches the terminal raw.
+inline std::string PrintablePath(std::string_view path) { return Printable(path, 1024); }
 
 // Renders one error as a single line for stderr.
 std::string FormatOptionError(const OptionError& error);

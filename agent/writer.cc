@@ -53,7 +53,7 @@ bool MakeDefaultDirectory(std::string* dir) {
   const std::string jit_dir = std::string(base) + "/.debug/jit";
   const jitdump::Status status = jitdump::MakeDirectories(jit_dir, 0755);
   if (!status.ok()) {
-    Log(LogLevel::kError, "cannot create %s (%s); set dir= to a writable directory", jit_dir.c_str(),
+    Log(LogLevel::kError, "cannot create %s (%s); set dir= to a writable directory", PrintablePath(jit_dir).c_str(),
         status.ToString().c_str());
     return false;
   }
@@ -63,7 +63,8 @@ bool MakeDefaultDirectory(std::string* dir) {
   if (::localtime_r(&now, &local) != nullptr) ::strftime(date, sizeof date, "%Y%m%d", &local);
   std::string templ = jit_dir + "/java-jit-" + date + ".XXXXXX";
   if (::mkdtemp(templ.data()) == nullptr) {
-    Log(LogLevel::kError, "cannot create a directory in %s (%s); set dir= to a writable directory", jit_dir.c_str(),
+    Log(LogLevel::kError, "cannot create a directory in %s (%s); set dir= to a writable directory",
+        PrintablePath(jit_dir).c_str(),
         std::strerror(errno));
     return false;
   }
@@ -122,7 +123,7 @@ bool Writer::Open(uint32_t pid, uint64_t start_time) {
     const jitdump::Status status = jitdump::MakeDirectories(dir, 0755);
     if (!status.ok()) {
       Log(LogLevel::kError, "cannot create output directory %s (%s); fix its permissions or choose another dir=",
-          dir.c_str(), status.ToString().c_str());
+          PrintablePath(dir).c_str(), status.ToString().c_str());
       return false;
     }
   }
@@ -134,7 +135,7 @@ bool Writer::Open(uint32_t pid, uint64_t start_time) {
   jitdump::Status status = dump_.Create(dump_path_, static_cast<mode_t>(options_.mode), header);
   if (!status.ok()) {
     Log(LogLevel::kError, "cannot create %s (%s); the JVM runs on without the agent. Choose a writable dir=",
-        dump_path_.c_str(), status.ToString().c_str());
+        PrintablePath(dump_path_).c_str(), status.ToString().c_str());
     return false;
   }
   status = dump_.MapMarker();
@@ -142,17 +143,17 @@ bool Writer::Open(uint32_t pid, uint64_t start_time) {
     Log(LogLevel::kWarn,
         "cannot map %s executable (%s): perf inject will not find the dump. Is the directory on a noexec "
         "mount? Choose another dir=",
-        dump_path_.c_str(), status.ToString().c_str());
+        PrintablePath(dump_path_).c_str(), status.ToString().c_str());
   }
   if (options_.perfmap) {
     status = jitdump::MakeDirectories(options_.perfmap_dir, 0755);
     if (status.ok()) status = perf_map_.Open(options_.perfmap_dir, pid, static_cast<mode_t>(options_.mode));
     if (!status.ok()) {
       Log(LogLevel::kWarn, "cannot create perf map in %s (%s); continuing with the jitdump only",
-          options_.perfmap_dir.c_str(), status.ToString().c_str());
+          PrintablePath(options_.perfmap_dir).c_str(), status.ToString().c_str());
     }
   }
-  Log(LogLevel::kInfo, "writing %s", dump_path_.c_str());
+  Log(LogLevel::kInfo, "writing %s", PrintablePath(dump_path_).c_str());
   return true;
 }
 
@@ -209,7 +210,9 @@ void Writer::Run() {
     perf_map_.Close();
   }
   const jitdump::Status status = dump_.Close(close_time_);
-  if (!status.ok()) Log(LogLevel::kWarn, "closing %s: %s", dump_path_.c_str(), status.ToString().c_str());
+  if (!status.ok()) {
+    Log(LogLevel::kWarn, "closing %s: %s", PrintablePath(dump_path_).c_str(), status.ToString().c_str());
+  }
   stats_.writer_cpu_ns.Add(ThreadCpuNanos());
   struct rusage usage {};
   if (::getrusage(RUSAGE_THREAD, &usage) == 0) {
@@ -236,7 +239,7 @@ void Writer::Finish(uint64_t close_time, uint32_t timeout_ms) {
     Log(LogLevel::kWarn,
         "the writer did not finish within %u ms (is the disk hung?); %s lacks the records it still held, "
         "counted as lost (writer_stalled)",
-        timeout_ms, dump_path_.c_str());
+        timeout_ms, PrintablePath(dump_path_).c_str());
     thread_.detach();  // agent state is never freed, so the thread may finish safely later
   }
 }
@@ -284,7 +287,8 @@ void Writer::CompactPerfMap() {
   if (status.ok()) {
     stats_.perfmap_compactions.Add();
   } else if (g_perfmap_warning.First()) {
-    Log(LogLevel::kWarn, "cannot rewrite %s (%s)", perf_map_.path().c_str(), status.ToString().c_str());
+    Log(LogLevel::kWarn, "cannot rewrite %s (%s)", PrintablePath(perf_map_.path()).c_str(),
+        status.ToString().c_str());
   }
 }
 
@@ -316,7 +320,7 @@ void Writer::WritePending() {
       if (g_write_warning.First()) {  // one warning per run, not one per failed write
         Log(LogLevel::kWarn,
             "cannot write %s (%s); records are counted as lost until writing works again (is the disk full?)",
-            dump_path_.c_str(), status.ToString().c_str());
+            PrintablePath(dump_path_).c_str(), status.ToString().c_str());
       }
     }
   }
@@ -367,7 +371,8 @@ size_t Writer::ProcessAvailable() {
     }
     if (lines > 0) stats_.perfmap_lines_written.Add(static_cast<uint64_t>(lines));
     if (lines < 0 && g_perfmap_warning.First()) {
-      Log(LogLevel::kWarn, "cannot write %s (%s)", perf_map_.path().c_str(), std::strerror(errno));
+      const int err = errno;
+      Log(LogLevel::kWarn, "cannot write %s (%s)", PrintablePath(perf_map_.path()).c_str(), std::strerror(err));
     }
     if (perf_map_.WantsCompaction(MonotonicNanos())) CompactPerfMap();
   }
