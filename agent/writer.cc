@@ -153,7 +153,10 @@ bool Writer::Open(uint32_t pid, uint64_t start_time) {
           PrintablePath(options_.perfmap_dir).c_str(), status.ToString().c_str());
     }
   }
-  Log(LogLevel::kInfo, "writing %s", PrintablePath(dump_path_).c_str());
+  // Made once: the writer's messages must not allocate (they also report a lack of memory).
+  shown_dump_path_ = PrintablePath(dump_path_);
+  shown_perf_map_path_ = PrintablePath(perf_map_.path());
+  Log(LogLevel::kInfo, "writing %s", shown_dump_path_.c_str());
   return true;
 }
 
@@ -211,7 +214,8 @@ void Writer::Run() {
   }
   const jitdump::Status status = dump_.Close(close_time_);
   if (!status.ok()) {
-    Log(LogLevel::kWarn, "closing %s: %s", PrintablePath(dump_path_).c_str(), status.ToString().c_str());
+    Log(LogLevel::kWarn, "closing %s: %s: %s", shown_dump_path_.c_str(), status.operation(),
+        std::strerror(status.err_no()));
   }
   stats_.writer_cpu_ns.Add(ThreadCpuNanos());
   struct rusage usage {};
@@ -287,8 +291,8 @@ void Writer::CompactPerfMap() {
   if (status.ok()) {
     stats_.perfmap_compactions.Add();
   } else if (g_perfmap_warning.First()) {
-    Log(LogLevel::kWarn, "cannot rewrite %s (%s)", PrintablePath(perf_map_.path()).c_str(),
-        status.ToString().c_str());
+    Log(LogLevel::kWarn, "cannot rewrite %s (%s: %s)", shown_perf_map_path_.c_str(), status.operation(),
+        std::strerror(status.err_no()));
   }
 }
 
@@ -319,8 +323,9 @@ void Writer::WritePending() {
       stats_.lost_write_error.Add(totals.loads);
       if (g_write_warning.First()) {  // one warning per run, not one per failed write
         Log(LogLevel::kWarn,
-            "cannot write %s (%s); records are counted as lost until writing works again (is the disk full?)",
-            PrintablePath(dump_path_).c_str(), status.ToString().c_str());
+            "cannot write %s (%s: %s); records are counted as lost until writing works again (is the disk "
+            "full?)",
+            shown_dump_path_.c_str(), status.operation(), std::strerror(status.err_no()));
       }
     }
   }
@@ -372,7 +377,7 @@ size_t Writer::ProcessAvailable() {
     if (lines > 0) stats_.perfmap_lines_written.Add(static_cast<uint64_t>(lines));
     if (lines < 0 && g_perfmap_warning.First()) {
       const int err = errno;
-      Log(LogLevel::kWarn, "cannot write %s (%s)", PrintablePath(perf_map_.path()).c_str(), std::strerror(err));
+      Log(LogLevel::kWarn, "cannot write %s (%s)", shown_perf_map_path_.c_str(), std::strerror(err));
     }
     if (perf_map_.WantsCompaction(MonotonicNanos())) CompactPerfMap();
   }

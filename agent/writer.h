@@ -70,6 +70,8 @@ class Writer {
   jitdump::DumpFile dump_;
   PerfMapFile perf_map_;
   std::string dump_path_;
+  std::string shown_dump_path_;      // dump_path_ and the perf map's path as messages show them
+  std::string shown_perf_map_path_;
   uint32_t pid_ = 0;
   uint64_t start_time_ = 0;
   uint64_t next_code_index_ = 1;
