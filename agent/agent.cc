@@ -1,3 +1,7 @@
+// The agent's lifecycle (JVMTI glue): Agent_OnLoad / Agent_OnAttach set up the options, the
+// JVMTI environment and its capabilities, the output files and the writer thread, then enable
+// the events; Agent_OnUnload closes the output once callbacks have gone quiet and writes the
+// stats. One agent per process, whatever loads it how often.
 #include "agent/agent.h"
 
 #include <fcntl.h>
@@ -12,6 +16,8 @@
 #include <string>
 
 #include "agent/agent_state.h"
+#include "agent/callbacks.h"
+#include "agent/clock.h"
 #include "agent/config.h"
 #include "agent/jvm_resolver.h"
 #include "agent/jvm_version.h"
@@ -63,7 +69,7 @@ void WriteStats(AgentState* s) {
   const jitdump::Status status =
       jitdump::CreateWithContents(path, O_WRONLY, s->options.mode, json.data(), json.size(), &fd);
   if (!status.ok()) {
-    Log(LogLevel::kWarn, "cannot write stats to %s: %s", path.c_str(), status.ToString().c_str());
+    Log(LogLevel::kWarn, "cannot write stats to %s: %s", PrintablePath(path).c_str(), status.ToString().c_str());
     return;
   }
   ::close(fd);
@@ -89,8 +95,8 @@ jint Start(JavaVM* vm, const char* option_text, Mode mode) {
                                          std::getenv(kOptionsEnvironmentVariable), ReadSmallFile, options);
   SetLogLevel(options.log);
   if (options.help) {
-    const char* help = OptionsHelp();
-    (void)!::write(STDERR_FILENO, help, std::strlen(help));
+    const std::string& help = OptionsHelp();
+    (void)!::write(STDERR_FILENO, help.data(), help.size());
     return JNI_OK;
   }
   if (!parsed.ok()) {
@@ -145,18 +151,17 @@ jint Start(JavaVM* vm, const char* option_text, Mode mode) {
   s->jvmti = jvmti;
   s->vm = vm;
   s->pid = static_cast<uint32_t>(::getpid());
-  s->line_tables = lines;
-  s->lines = lines && options.lines;
-  s->cache = new (std::nothrow) MethodCache(jvmti, options.names, lines, options.cache_entries, s->stats);
-  if (s->cache == nullptr || !s->queue.lock_free()) {
+  s->naming = new (std::nothrow) JvmtiLoadNaming(jvmti, s->options, lines, lines && options.lines, s->stats);
+  if (s->naming == nullptr || !s->queue.lock_free()) {
     Log(LogLevel::kError, "cannot set up the record queue; the agent is disabled");
     jvmti->DisposeEnvironment();
     g_claimed.store(false);
     return failure;
   }
   if (ResolveInWriter(jvmti, options.resolve)) {
-    s->resolver = new (std::nothrow) JvmResolver(vm, *s);
-    s->writer.SetResolver(s->resolver);
+    // Null (no memory) leaves every load resolved in its callback.
+    s->hand_off.SetResolver(new (std::nothrow) JvmResolver(vm, jvmti, s->options, lines, lines && options.lines,
+                                                           s->stats));
   }
   if (!s->writer.Open(s->pid, MonotonicNanos())) {
     // Nothing to write to: stay out of the JVM's way entirely.
@@ -175,20 +180,20 @@ jint Start(JavaVM* vm, const char* option_text, Mode mode) {
   }
   g_state.store(s, std::memory_order_release);
 
-  const jvmtiError error = EnableEvents(s);
+  const jvmtiError error = EnableEvents(*s);
   if (error != JVMTI_ERROR_NONE) {
     Log(LogLevel::kError, "enabling JVMTI events failed (error %d); the agent is disabled", error);
     // The library may be unloaded after a failed attach: stop every callback from reaching us.
     jvmtiEventCallbacks none{};
     jvmti->SetEventCallbacks(&none, sizeof none);
-    s->closed.store(true);
+    s->hand_off.Close();
     s->writer.Finish(MonotonicNanos(), 2000);
     if (mode == Mode::kOnAttach) return JNI_OK;  // keep the library mapped; nothing else runs
     return failure;
   }
   if (mode == Mode::kOnAttach) {
-    if (s->resolver != nullptr) s->writer.BeginResolving();  // live already: no VMInit comes
-    ReplayExistingCode(s);
+    s->hand_off.BeginDeferring();  // live already: no VMInit comes
+    ReplayExistingCode(*s);
   }
   return JNI_OK;
 }
@@ -215,7 +220,7 @@ void AwaitQuiet(const AgentState* s) {
   for (int waited = 0, quiet = 0; waited < kMaxWaitMs && quiet < kQuietMs; ++waited) {
     ::usleep(1000);
     const uint64_t now = EventsSeen(s);
-    const bool idle = now == seen && s->in_flight.load(std::memory_order_acquire) == 0;
+    const bool idle = now == seen && s->hand_off.in_flight() == 0;
     quiet = idle ? quiet + 1 : 0;
     seen = now;
   }
@@ -223,11 +228,11 @@ void AwaitQuiet(const AgentState* s) {
 
 // Refuses further events, waits for callbacks in flight and closes the files.
 void CloseOutput(AgentState* s) {
-  if (s->closed.load(std::memory_order_acquire)) return;
+  if (s->hand_off.closed()) return;
   AwaitQuiet(s);
-  if (s->closed.exchange(true, std::memory_order_acq_rel)) return;
-  // Let callbacks already inside the agent finish pushing their records (bounded wait).
-  for (int i = 0; i < 2000 && s->in_flight.load(std::memory_order_acquire) > 0; ++i) ::usleep(1000);
+  if (!s->hand_off.Close()) return;
+  // Let callbacks already inside the agent finish queueing their events (bounded wait).
+  (void)s->hand_off.AwaitIdle(2000);
   s->writer.Finish(MonotonicNanos(), 5000);
 }
 
@@ -256,7 +261,10 @@ void OnUnload(JavaVM*) noexcept {
     AgentState* s = State();
     if (s == nullptr) return;
     CloseOutput(s);  // VMDeath (just before, on this thread) replayed the stubs; now close
-    for (int i = 0; i < 1000 && s->in_flight.load(std::memory_order_acquire) > 0; ++i) ::usleep(1000);
+    (void)s->hand_off.AwaitIdle(1000);
+    // A writer stuck in a write (a hung mount) still holds records nobody will write: each
+    // counts as lost to the stall, so the stats still account for every code blob.
+    if (!s->writer.finished()) s->stats.lost_writer_stalled.Add(s->stats.Unaccounted());
     WriteStats(s);
   } catch (...) {
   }

@@ -1,4 +1,4 @@
-// The agent's lifecycle, behind the three exported entry points.
+// JVMTI glue: the agent's lifecycle, behind the three exported entry points (entry.cc).
 #pragma once
 
 #include <jni.h>

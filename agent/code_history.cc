@@ -1,3 +1,4 @@
+// The writer's record of when each code range was last touched (code_history.h).
 #include "agent/code_history.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// The option sources and their precedence (config.h).
 #include "agent/config.h"
 
 namespace jitdump_agent {

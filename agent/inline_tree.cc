@@ -1,3 +1,4 @@
+// samply's inline record from PcDesc scope chains (inline_tree.h).
 #include "agent/inline_tree.h"
 
 #include <functional>
@@ -204,48 +205,7 @@ const jitdump::InlineDebugInfo* InlineTreeBuilder::Build(uint64_t timestamp, uin
   info_.calls = calls_;
   info_.ranges = ranges_;
   info_.lines = lines_;
-  if (!ValidateInlineDebugInfo(info_, code_size).empty()) return nullptr;  // never expected
   return &info_;
-}
-
-std::string ValidateInlineDebugInfo(const jitdump::InlineDebugInfo& info, uint64_t code_size) {
-  const auto at = [](const char* what, size_t i) { return std::string(what) + " " + std::to_string(i) + ": "; };
-  if (info.functions.empty()) return "no functions (the outer function must be first)";
-  for (size_t i = 0; i < info.functions.size(); ++i) {
-    const auto& f = info.functions[i];
-    if (f.function_name_index >= info.function_names.size()) return at("function", i) + "name index out of range";
-    if (f.file_index >= info.files.size()) return at("function", i) + "file index out of range";
-  }
-  size_t range_index = 0;
-  for (size_t i = 0; i < info.calls.size(); ++i) {
-    const auto& c = info.calls[i];
-    if (c.function_index >= info.functions.size()) return at("call", i) + "function index out of range";
-    if (c.range_count == 0) return at("call", i) + "no ranges";
-    const uint32_t max_depth = i == 0 ? 0 : info.calls[i - 1].depth + 1;
-    if (c.depth > max_depth) return at("call", i) + "depth breaks DFS order";
-    if (c.range_count > info.ranges.size() - range_index) return at("call", i) + "ranges past the range list";
-    for (uint32_t r = 0; r < c.range_count; ++r, ++range_index) {
-      const auto& range = info.ranges[range_index];
-      if (range.size == 0) return at("range", range_index) + "empty";
-      if (range.start_offset >= code_size || range.size > code_size - range.start_offset) {
-        return at("range", range_index) + "outside the code";
-      }
-      if (r > 0) {
-        const auto& prev = info.ranges[range_index - 1];
-        if (range.start_offset < uint64_t{prev.start_offset} + prev.size) {
-          return at("range", range_index) + "overlaps or precedes the previous range of its call";
-        }
-      }
-    }
-  }
-  if (range_index != info.ranges.size()) return "range list longer than the calls consume";
-  for (size_t i = 0; i < info.lines.size(); ++i) {
-    const auto& l = info.lines[i];
-    if (l.file_index >= info.files.size()) return at("line record", i) + "file index out of range";
-    if (l.code_offset >= code_size) return at("line record", i) + "outside the code";
-    if (i > 0 && l.code_offset <= info.lines[i - 1].code_offset) return at("line record", i) + "not ascending";
-  }
-  return {};
 }
 
 }  // namespace jitdump_agent

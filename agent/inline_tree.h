@@ -1,9 +1,9 @@
 // Builds samply's inline debug-info record (SAMPLY_JIT_CODE_DEBUG_INFO2) for one compiled
 // method from HotSpot's PcDesc scope chains. Pure C++.
 //
-// Conventions (shared with BuildLineRows, see line_map.h and hotspot-jvmti-semantics.md §2.4):
-// PcDescs come in ascending pc order and each pc marks the END of the run it describes, so
-// site i covers [pc_{i-1}, pc_i) (the first starts at the code start). Sites that are empty,
+// Conventions (shared with BuildLineRows, see line_map.h): PcDescs come in ascending pc order
+// and each pc marks the END of the run it describes, so site i covers [pc_{i-1}, pc_i) (the
+// first starts at the code start). Sites that are empty,
 // out of order or end past the code are skipped. frames[0] is the innermost (leaf) method,
 // frames[n-1] the compiled root.
 //
@@ -18,11 +18,15 @@
 //    inlined call whose code is split gets range_count > 1.
 //  - line records: per range the innermost frame that has lines (as BuildLineRows), merged
 //    when consecutive rows carry the same file and line.
+//
+// The record obeys the rules samply's reader and `jitdump check` apply (the tests check every
+// record they build with jitdump's reader; nothing re-validates at run time) and, beyond them:
+// every range is non-empty, a call's ranges ascend without overlapping, and line records ascend
+// strictly.
 #pragma once
 
 #include <cstdint>
 #include <span>
-#include <string>
 #include <string_view>
 #include <vector>
 
@@ -124,12 +128,5 @@ class InlineTreeBuilder {
   uint32_t root_first_child_ = kNoNode;
   uint32_t root_last_child_ = kNoNode;
 };
-
-// Checks the structural rules a consumer relies on: string-list and function indices in
-// range, ranges_count >= 1 per call and the sum equal to the range list, the DFS depth rule
-// (first call depth 0, each depth <= previous + 1), every range non-empty inside
-// [0, code_size) and a node's ranges sorted and disjoint, line records ascending inside the
-// code. Returns "" when valid, else the first violation.
-std::string ValidateInlineDebugInfo(const jitdump::InlineDebugInfo& info, uint64_t code_size);
 
 }  // namespace jitdump_agent

@@ -1,16 +1,10 @@
+// JVMTI glue: the writer thread's resolver of deferred loads (jvm_resolver.h).
 #include "agent/jvm_resolver.h"
 
-#include "agent/agent_state.h"
-#include "agent/compiled_load.h"
-#include "agent/deferred_load.h"
+#include "agent/class_pin.h"
 #include "agent/log.h"
 
 namespace jitdump_agent {
-
-JvmResolver::JvmResolver(JavaVM* vm, AgentState& state)
-    : vm_(vm),
-      state_(state),
-      cache_(state.jvmti, state.options.names, state.line_tables, state.options.cache_entries, state.stats) {}
 
 bool JvmResolver::Attach() {
   // A daemon: the JVM never waits for it at exit. It shows in thread dumps under this name.
@@ -22,31 +16,33 @@ bool JvmResolver::Attach() {
     return false;
   }
   env_ = env;
-  int expected = AgentState::kResolveInCallback;  // unless VM death already stopped deferring
-  state_.defer_state.compare_exchange_strong(expected, AgentState::kDeferring, std::memory_order_seq_cst);
   return true;
 }
 
-Batch* JvmResolver::Resolve(Batch& deferred) {
-  const CompiledLoadContext context{cache_, state_.queue, state_.stats, state_.options, state_.lines, state_.pid};
+bool JvmResolver::Resolve(const CodeEvent& load, LoadNames* names) {
   // GetMethodDeclaringClass hands out JNI local references. Inside a callback the JVM frees
   // them on return; on an attached thread that never returns to Java they would pile up.
   const bool framed = env_ != nullptr && env_->PushLocalFrame(16) == JNI_OK;
-  Batch* batch = nullptr;
+  bool resolved = false;
   try {
-    batch = BuildCompiledLoad(context, ReadDeferredLoad(deferred), &deferred);
+    auto lock = naming_.cache.Lock();
+    naming_.cache.BeginCallback();
+    *names = naming_.namer.Name(naming_.cache, {load.method, load.code_addr, load.code_size, load.pcs, load.frames});
+    resolved = true;
   } catch (...) {
-    state_.stats.lost_allocation.Add();
+    stats_.lost_allocation.Add();
   }
   if (framed) env_->PopLocalFrame(nullptr);
-  // Resolved: the class may go (see PinDeclaringClass in callbacks.cc).
-  if (const jobject pin = DeferredLoadPin(deferred); pin != nullptr && env_ != nullptr) env_->DeleteGlobalRef(pin);
-  return batch;
+  ReleaseClassPin(vm_, load.pin);  // resolved (or given up): the class may go
+  return resolved;
+}
+
+void JvmResolver::Forget(MethodId method) {
+  auto lock = naming_.cache.Lock();
+  naming_.cache.Evict(method);
 }
 
 void JvmResolver::Detach() {
-  // Loads arriving from now on are resolved in their callbacks.
-  state_.defer_state.store(AgentState::kStopped, std::memory_order_seq_cst);
   if (env_ == nullptr) return;
   vm_->DetachCurrentThread();
   env_ = nullptr;

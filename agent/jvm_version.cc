@@ -1,3 +1,4 @@
+// Which JVM versions look up stale method ids safely (jvm_version.h).
 #include "agent/jvm_version.h"
 
 namespace jitdump_agent {

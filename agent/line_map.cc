@@ -1,3 +1,4 @@
+// PcDescs to DEBUG_INFO rows (line_map.h).
 #include "agent/line_map.h"
 
 #include <algorithm>

@@ -1,9 +1,11 @@
 // From HotSpot's PcDescs to jitdump line rows. Pure: no JVMTI, unit-tested on its own.
 //
-// HotSpot semantics (see shared/reference/hotspot-jvmti-semantics.md §2.4): compile_info lists
-// PcDescs in ascending pc order, and a PcDesc's pc marks the END of the instruction run it
-// describes (non-safepoint descs are recorded after an instruction is emitted, call descs are
-// return addresses). HotSpot itself matches a pc X to the desc with prev.pc < X <= this.pc.
+// HotSpot semantics (README "What it records"; HotSpot's create_inline_record in
+// prims/jvmtiExport.cpp builds compile_info): compile_info lists PcDescs in ascending pc order,
+// and a PcDesc's pc marks the END of the instruction run it describes (non-safepoint descs are
+// recorded after an instruction is emitted, opto/output.cpp; call descs are return addresses).
+// HotSpot itself matches a pc X to the desc with prev.pc < X <= this.pc (nmethod.cpp,
+// pc_desc_near).
 // DWARF-style rows apply from their address to the next row, so the row for desc i starts at
 // desc i-1's pc (or the code start) and carries desc i's line. perf's own agent starts it at
 // desc i's pc, one range late.

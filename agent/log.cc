@@ -1,3 +1,4 @@
+// One-line messages on stderr (log.h).
 #include "agent/log.h"
 
 #include <unistd.h>

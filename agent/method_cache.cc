@@ -1,20 +1,10 @@
+// The per-method cache of names and lines, its bound and its validation rounds (method_cache.h).
 #include "agent/method_cache.h"
 
-#include <vector>
-
-#include "agent/jvmti_util.h"
-#include "agent/log.h"
-#include "agent/names.h"
-
 namespace jitdump_agent {
-namespace {
 
-WarnOnce g_lookup_warning;
-
-}  // namespace
-
-MethodCache::MethodCache(jvmtiEnv* jvmti, NameStyle style, bool want_lines, size_t capacity, Stats& stats)
-    : jvmti_(jvmti), style_(style), want_lines_(want_lines), capacity_(capacity), stats_(stats) {
+MethodCache::MethodCache(MethodLookup& lookup, size_t capacity, Stats& stats)
+    : lookup_(lookup), capacity_(capacity), stats_(stats) {
   entries_.reserve(capacity);
 }
 
@@ -48,12 +38,12 @@ void MethodCache::Trim(size_t count) {
   }
 }
 
-void MethodCache::Evict(jmethodID method) {
+void MethodCache::Evict(MethodId method) {
   entries_.erase(method);
   ForgetRecent();
 }
 
-const MethodInfo* MethodCache::Get(jmethodID method) {
+const MethodInfo* MethodCache::Get(MethodId method) {
   for (size_t i = 0; i < recent_count_; ++i) {
     if (recent_[i].method == method) return recent_[i].info;
   }
@@ -62,9 +52,9 @@ const MethodInfo* MethodCache::Get(jmethodID method) {
   if (!inserted) {
     // Failed before (failing again costs more than it helps), or already confirmed in this callback.
     if (!cached.resolved || cached.validated_in == callback_) return Remember(method, &cached);
-    jlocation start = 0, end = 0;
+    int64_t end = 0;
     stats_.method_validations.Add();
-    if (jvmti_->GetMethodLocation(method, &start, &end) == JVMTI_ERROR_NONE && end == cached.end_location) {
+    if (lookup_.EndLocation(method, &end) && end == cached.end_location) {
       cached.validated_in = callback_;
       return Remember(method, &cached);
     }
@@ -72,12 +62,20 @@ const MethodInfo* MethodCache::Get(jmethodID method) {
   }
   // Nothing of this callback points at the old contents: they were not validated in it.
   cached = MethodInfo();
-  Resolve(method, cached);
+  stats_.method_lookups.Add();
+  try {
+    lookup_.Resolve(method, cached);
+  } catch (...) {
+    // No memory for the name or the lines: keep no half-filled entry (it would pass for a
+    // failed lookup with an empty name from now on).
+    entries_.erase(it);
+    throw;
+  }
   cached.validated_in = callback_;
   return Remember(method, &cached);
 }
 
-MethodInfo* MethodCache::Remember(jmethodID method, MethodInfo* info) {
+MethodInfo* MethodCache::Remember(MethodId method, MethodInfo* info) {
   if (recent_count_ < kRecentCapacity) {
     recent_[recent_count_++] = {method, info};
   } else {
@@ -85,51 +83,6 @@ MethodInfo* MethodCache::Remember(jmethodID method, MethodInfo* info) {
     recent_next_ = (recent_next_ + 1) % kRecentCapacity;
   }
   return info;
-}
-
-void MethodCache::Resolve(jmethodID method, MethodInfo& info) {
-  stats_.method_lookups.Add();
-  JvmtiPtr<char> name(jvmti_), signature(jvmti_);
-  jvmtiError error = jvmti_->GetMethodName(method, name.out(), signature.out(), nullptr);
-  jclass klass = nullptr;
-  if (error == JVMTI_ERROR_NONE) error = jvmti_->GetMethodDeclaringClass(method, &klass);
-  JvmtiPtr<char> class_signature(jvmti_);
-  if (error == JVMTI_ERROR_NONE) error = jvmti_->GetClassSignature(klass, class_signature.out(), nullptr);
-  if (error != JVMTI_ERROR_NONE) {
-    stats_.lookup_errors.Add();
-    if (g_lookup_warning.First()) Log(LogLevel::kInfo, "method lookup failed with JVMTI error %d", error);
-    info.name = "[unknown Java method]";
-    info.source.function = info.name;
-    return;
-  }
-  info.resolved = true;
-  const std::string klass_utf8 = ModifiedUtf8ToUtf8(class_signature.get());
-  const std::string name_utf8 = ModifiedUtf8ToUtf8(name.get());
-  const std::string signature_utf8 = ModifiedUtf8ToUtf8(signature.get());
-  info.name = FormatMethodName(style_, klass_utf8, name_utf8, signature_utf8);
-  info.source.function = FormatMethodName(NameStyle::kSimple, klass_utf8, name_utf8, signature_utf8);
-  jlocation start = 0;
-  if (jvmti_->GetMethodLocation(method, &start, &info.end_location) != JVMTI_ERROR_NONE) info.end_location = -1;
-  if (!want_lines_) return;
-
-  JvmtiPtr<char> source_file(jvmti_);
-  error = jvmti_->GetSourceFileName(klass, source_file.out());
-  if (error != JVMTI_ERROR_NONE) {
-    if (!IsExpectedAbsence(error)) stats_.lookup_errors.Add();
-    return;
-  }
-  jint count = 0;
-  JvmtiPtr<jvmtiLineNumberEntry> table(jvmti_);
-  error = jvmti_->GetLineNumberTable(method, &count, table.out());
-  if (error != JVMTI_ERROR_NONE) {
-    if (!IsExpectedAbsence(error)) stats_.lookup_errors.Add();
-    return;
-  }
-  std::vector<LineNumber> lines;
-  lines.reserve(static_cast<size_t>(count));
-  for (jint i = 0; i < count; ++i) lines.push_back({table.get()[i].start_location, table.get()[i].line_number});
-  info.source.file = SourcePath(klass_utf8, ModifiedUtf8ToUtf8(source_file.get()));
-  info.source.lines = LineTable(std::move(lines));
 }
 
 }  // namespace jitdump_agent

@@ -1,3 +1,4 @@
+// Java, JVM and perf-map spellings of methods and stubs (names.h).
 #include "agent/names.h"
 
 #include <cstdint>
@@ -141,15 +142,15 @@ std::string SourcePath(std::string_view class_signature, std::string_view source
   return out;
 }
 
-std::string PerfMapName(std::string_view name) {
-  const size_t semicolon = name.find(';');
-  if (semicolon == std::string_view::npos) return std::string(name);
-  const size_t paren = name.find('(', semicolon);
-  if (name.front() == 'L' && paren != std::string_view::npos) {
-    return FormatMethodName(NameStyle::kJava, name.substr(0, semicolon + 1),
-                            name.substr(semicolon + 1, paren - semicolon - 1), name.substr(paren));
-  }
-  std::string out(name);
+std::string PerfMapMethodName(NameStyle style, std::string_view class_signature, std::string_view method_name,
+                              std::string_view method_signature) {
+  if (style != NameStyle::kJvm) return {};
+  return FormatMethodName(NameStyle::kJava, class_signature, method_name, method_signature);
+}
+
+std::string PerfMapStubName(std::string_view stub_name) {
+  if (stub_name.find(';') == std::string_view::npos) return {};
+  std::string out(stub_name);
   for (char& c : out) {
     if (c == ';') c = ':';
   }

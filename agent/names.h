@@ -28,10 +28,15 @@ std::string ModifiedUtf8ToUtf8(std::string_view text);
 // attribute. ("Ljava/util/HashMap$Node;", "HashMap.java") -> "java/util/HashMap.java".
 std::string SourcePath(std::string_view class_signature, std::string_view source_file);
 
-// The name for a perf-map line: perf maps are read without demangling and folded-stack tools
-// split on ';', so a name in perf's "Lpkg/Class;method(desc)ret" form (names=jvm) is spelled
-// in the java style there. Anything else is returned unchanged.
-std::string PerfMapName(std::string_view name);
+// The perf-map spellings, made together with the names they stand for: perf maps are read
+// without demangling and folded-stack tools split on ';'. Each returns "" when the name is fine
+// in a perf map as it is.
+//  - a method in perf's "Lpkg/Class;method(desc)ret" form (names=jvm) is spelled in the java
+//    style there (the java and simple styles already are);
+//  - a stub name has its ';' replaced by ':'.
+std::string PerfMapMethodName(NameStyle style, std::string_view class_signature, std::string_view method_name,
+                              std::string_view method_signature);
+std::string PerfMapStubName(std::string_view stub_name);
 
 // Blobs that HotSpot lists when replaying but that never hold code that runs: compiler and
 // signature-handler scratch buffers. Writing them would only add dead bytes to the dump.

@@ -1,3 +1,5 @@
+// The option table and everything made from it: parsing, messages, help, the README table
+// (options.h).
 #include "agent/options.h"
 
 #include <charconv>
@@ -26,6 +28,205 @@ std::optional<uint64_t> ParseUnsigned(std::string_view v, uint64_t max) {
 }
 
 bool IsPath(std::string_view v) { return !v.empty() && v.size() < 4096 && v.find('\0') == std::string_view::npos; }
+
+bool SetFlag(const OptionValue& v, bool& target) {
+  const auto b = ParseBool(v.text);
+  if (b) target = *b;
+  return b.has_value();
+}
+
+bool SetPath(const OptionValue& v, std::string& target) {
+  if (!IsPath(v.text)) return false;
+  target = std::string(v.text);
+  return true;
+}
+
+bool SetNumber(const OptionValue& v, uint64_t min, uint64_t max, uint32_t& target) {
+  const auto n = ParseUnsigned(v.text, max);
+  if (n && *n >= min) target = static_cast<uint32_t>(*n);
+  return n && *n >= min;
+}
+
+// `choices` and `values` are parallel: the first choice equal to the text wins.
+template <typename T, size_t N>
+bool SetChoice(const OptionValue& v, const char* const (&choices)[N], const T (&values)[N], T& target) {
+  for (size_t i = 0; i < N; ++i) {
+    if (v.text == choices[i]) {
+      target = values[i];
+      return true;
+    }
+  }
+  return false;
+}
+
+constexpr OptionSpec kOptions[] = {
+    {"dir", "PATH", "`$JITDUMPDIR` or `$HOME` + `/.debug/jit/java-jit-YYYYMMDD.XXXXXX/` (perf's layout)",
+     "where `jit-<pid>.dump` goes; created if missing; `%p` expands to the pid", "a directory path",
+     [](const OptionValue& v, Options& o) { return SetPath(v, o.dir); }},
+    {"lines", "on|off", "on", "`JIT_CODE_DEBUG_INFO` source lines", "on, off",
+     [](const OptionValue& v, Options& o) { return SetFlag(v, o.lines); }},
+    {"code", "on|off", "on", "code bytes (perf annotate needs them); off writes zeros", "on, off",
+     [](const OptionValue& v, Options& o) { return SetFlag(v, o.code); }},
+    {"inline", "on|off", "off",
+     "samply's inline debug-info record before each load (inlined frames for samply and `jitdump addr2line`/`fold`); "
+     "perf 6.1 warns once per record in `perf inject`: run `jitdump strip-inline DUMP` first, which moves them to "
+     "`DUMP.inline`",
+     "on, off", [](const OptionValue& v, Options& o) { return SetFlag(v, o.inline_info); }},
+    {"names", "java|jvm|simple", "java",
+     "`java.util.HashMap.getNode(int, java.lang.Object)` / perf's agent form "
+     "`Ljava/util/HashMap;getNode(ILjava/lang/Object;)…` / `java.util.HashMap.getNode`",
+     "java, jvm, simple",
+     [](const OptionValue& v, Options& o) {
+       static const char* const kChoices[] = {"java", "jvm", "simple"};
+       static constexpr NameStyle kValues[] = {NameStyle::kJava, NameStyle::kJvm, NameStyle::kSimple};
+       return SetChoice(v, kChoices, kValues, o.names);
+     }},
+    {"perfmap", "on|off|DIR", "off", "also keep `perf-<pid>.map` (in `/tmp` or DIR), compacted to the live code",
+     "on, off, or an absolute directory path",
+     [](const OptionValue& v, Options& o) {
+       if (!v.present) {
+         o.perfmap = true;
+       } else if (const auto b = ParseBool(v.text)) {
+         o.perfmap = *b;
+       } else if (IsPath(v.text) && v.text.front() == '/') {
+         o.perfmap = true;
+         o.perfmap_dir = std::string(v.text);
+       } else {
+         return false;
+       }
+       return true;
+     }},
+    {"budget", "SIZE", "64M", "memory for finished records waiting for the writer (`K`, `M`, `G` suffixes; 64K to 4G)",
+     "a size from 64K to 4G, e.g. 64M",
+     [](const OptionValue& v, Options& o) {
+       const auto size = ParseSize(v.text);
+       const bool ok = size && *size >= (64u << 10) && *size <= (4ull << 30);
+       if (ok) o.budget_bytes = *size;
+       return ok;
+     }},
+    {"overflow", "drop|wait", "drop",
+     "when the budget is full: drop and count, or let the JVM thread wait up to `wait_ms` first", "drop, wait",
+     [](const OptionValue& v, Options& o) {
+       static const char* const kChoices[] = {"drop", "wait"};
+       static constexpr Overflow kValues[] = {Overflow::kDrop, Overflow::kWait};
+       return SetChoice(v, kChoices, kValues, o.overflow);
+     }},
+    {"wait_ms", "N", "100", "how long `overflow=wait` lets a JVM thread wait for room, in milliseconds (0 to 10000)",
+     "milliseconds from 0 to 10000", [](const OptionValue& v, Options& o) { return SetNumber(v, 0, 10000, o.wait_ms); }},
+    {"backdate", "on|off", "on",
+     "move a load's timestamp back to when its address range was last freed, so samples taken before HotSpot "
+     "posts the load resolve (see *Format decisions*)",
+     "on, off", [](const OptionValue& v, Options& o) { return SetFlag(v, o.backdate); }},
+    {"stats", "stderr|PATH", "–",
+     "JSON statistics at exit: events, records, bytes, lost records by cause, queue high-water marks, method-cache "
+     "lookups, callback wall-time percentiles (all loads, and loads of ≤ 4 KiB of code), the thread CPU time of one "
+     "load in 16, loads deferred to the writer, the writer's time per resolved load and its total CPU time",
+     "stderr or a file path", [](const OptionValue& v, Options& o) { return SetPath(v, o.stats); }},
+    {"log", "error|warn|info|debug", "warn", "the agent is silent in normal operation at `warn`",
+     "error, warn, info, debug",
+     [](const OptionValue& v, Options& o) {
+       static const char* const kChoices[] = {"error", "warn", "info", "debug"};
+       static constexpr LogLevel kValues[] = {LogLevel::kError, LogLevel::kWarn, LogLevel::kInfo, LogLevel::kDebug};
+       return SetChoice(v, kChoices, kValues, o.log);
+     }},
+    {"mode", "OCTAL", "0600", "permission bits of the files it creates (the owner keeps read and write)",
+     "octal file mode with owner read/write, e.g. 0600 or 0644",
+     [](const OptionValue& v, Options& o) {
+       uint64_t bits = 0;
+       bool valid = !v.text.empty() && v.text.size() <= 4;
+       for (char c : v.text) {
+         if (c < '0' || c > '7') valid = false; else bits = bits * 8 + static_cast<uint64_t>(c - '0');
+       }
+       valid = valid && bits <= 0777 && (bits & 0600) == 0600;
+       if (valid) o.mode = static_cast<uint32_t>(bits);
+       return valid;
+     }},
+    {"flush_ms", "N", "10", "writer poll interval, in milliseconds (1 to 1000)", "milliseconds from 1 to 1000",
+     [](const OptionValue& v, Options& o) { return SetNumber(v, 1, 1000, o.flush_ms); }},
+    {"cache", "N", "16384", "methods kept in the name/line cache (0 disables)",
+     "a number of methods from 0 (off) to 1048576",
+     [](const OptionValue& v, Options& o) { return SetNumber(v, 0, 1u << 20, o.cache_entries); }},
+    {"resolve", "auto|writer|callback", "auto",
+     "where names and lines of compiled methods are looked up: on the agent's writer thread (the JVM thread only "
+     "copies the event) or inside the JVM's callback; `auto` picks the writer on JDK 17.0.14+, 21.0.3+ and 22+ "
+     "(see *Where names are resolved*)",
+     "auto, writer, callback",
+     [](const OptionValue& v, Options& o) {
+       static const char* const kChoices[] = {"auto", "writer", "callback"};
+       static constexpr ResolveIn kValues[] = {ResolveIn::kAuto, ResolveIn::kWriter, ResolveIn::kCallback};
+       return SetChoice(v, kChoices, kValues, o.resolve);
+     }},
+    {"config", "FILE", "–", "read options from a file (one `key=value` per line, `#` comments)", "a file path",
+     [](const OptionValue& v, Options& o) { return SetPath(v, o.config); }},
+    {"strict", "", "off",
+     "a bad option or an unusable output directory stops the JVM instead of disabling the agent", "on, off",
+     [](const OptionValue& v, Options& o) {
+       if (v.present) return SetFlag(v, o.strict);
+       o.strict = true;
+       return true;
+     }},
+    {"help", "", "", "print the options; the JVM runs on without the agent", "",
+     [](const OptionValue&, Options& o) {
+       o.help = true;
+       return true;
+     }},
+};
+
+const OptionSpec* FindOption(std::string_view key) {
+  for (const OptionSpec& spec : kOptions) {
+    if (spec.key == key) return &spec;
+  }
+  return nullptr;
+}
+
+std::string KnownKeys() {
+  std::string out;
+  for (const OptionSpec& spec : kOptions) {
+    if (!out.empty()) out += ", ";
+    out += spec.key;
+  }
+  return out;
+}
+
+// "key=syntax", or the bare key.
+std::string Usage(const OptionSpec& spec) {
+  return spec.syntax.empty() ? std::string(spec.key) : std::string(spec.key) + "=" + std::string(spec.syntax);
+}
+
+// Markdown as a terminal shows it: without code and emphasis marks.
+std::string Plain(std::string_view markdown) {
+  std::string out;
+  for (char c : markdown) {
+    if (c != '`' && c != '*') out.push_back(c);
+  }
+  return out;
+}
+
+// Appends `text` wrapped at `width` columns, each line indented by `indent` spaces.
+void AppendWrapped(std::string_view text, size_t indent, size_t width, std::string& out) {
+  size_t column = 0;
+  while (!text.empty()) {
+    const size_t space = text.find(' ');
+    const std::string_view word = text.substr(0, space);
+    text = space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
+    if (column > indent && column + 1 + word.size() > width) {
+      out += '\n';
+      column = 0;
+    }
+    if (column == 0) {
+      out.append(indent, ' ');
+      column = indent;
+    } else {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+  }
+  out += '\n';
+}
+
+bool HasDefault(const OptionSpec& spec) { return !spec.default_text.empty() && spec.default_text != "–"; }
 
 }  // namespace
 
@@ -65,13 +266,6 @@ std::optional<uint64_t> ParseSize(std::string_view text) {
 
 ParseResult ParseOptions(std::string_view text, Options& o) {
   ParseResult result;
-  auto bad = [&](std::string_view key, std::string_view value, const char* accepted) {
-    result.errors.push_back({std::string(key), "bad value '" + Printable(value) + "' for " + Printable(key) +
-                                                   "; accepted: " + accepted});
-  };
-  auto flag = [&](std::string_view key, std::string_view value, bool& target) {
-    if (const auto b = ParseBool(value)) target = *b; else bad(key, value, "on, off");
-  };
   while (!text.empty()) {
     const size_t comma = text.find(',');
     const std::string_view item = Trim(text.substr(0, comma));
@@ -79,85 +273,14 @@ ParseResult ParseOptions(std::string_view text, Options& o) {
     if (item.empty()) continue;
     const size_t eq = item.find('=');
     const std::string_view key = Trim(item.substr(0, eq));
-    const bool has_value = eq != std::string_view::npos;
-    const std::string_view value = has_value ? Trim(item.substr(eq + 1)) : std::string_view();
-
-    if (key == "help") {
-      o.help = true;
-    } else if (key == "strict") {
-      if (has_value) flag(key, value, o.strict); else o.strict = true;
-    } else if (key == "dir") {
-      if (IsPath(value)) o.dir = std::string(value); else bad(key, value, "a directory path");
-    } else if (key == "lines") {
-      flag(key, value, o.lines);
-    } else if (key == "code") {
-      flag(key, value, o.code);
-    } else if (key == "inline") {
-      flag(key, value, o.inline_info);
-    } else if (key == "backdate") {
-      flag(key, value, o.backdate);
-    } else if (key == "names") {
-      if (value == "java") o.names = NameStyle::kJava;
-      else if (value == "jvm") o.names = NameStyle::kJvm;
-      else if (value == "simple") o.names = NameStyle::kSimple;
-      else bad(key, value, "java, jvm, simple");
-    } else if (key == "budget") {
-      const auto size = ParseSize(value);
-      if (size && *size >= (64u << 10) && *size <= (4ull << 30)) o.budget_bytes = *size;
-      else bad(key, value, "a size from 64K to 4G, e.g. 64M");
-    } else if (key == "overflow") {
-      if (value == "drop") o.overflow = Overflow::kDrop;
-      else if (value == "wait") o.overflow = Overflow::kWait;
-      else bad(key, value, "drop, wait");
-    } else if (key == "wait_ms") {
-      if (const auto v = ParseUnsigned(value, 10000)) o.wait_ms = static_cast<uint32_t>(*v);
-      else bad(key, value, "milliseconds from 0 to 10000");
-    } else if (key == "stats") {
-      if (IsPath(value)) o.stats = std::string(value); else bad(key, value, "stderr or a file path");
-    } else if (key == "log") {
-      if (value == "error") o.log = LogLevel::kError;
-      else if (value == "warn") o.log = LogLevel::kWarn;
-      else if (value == "info") o.log = LogLevel::kInfo;
-      else if (value == "debug") o.log = LogLevel::kDebug;
-      else bad(key, value, "error, warn, info, debug");
-    } else if (key == "perfmap") {
-      if (!has_value) {
-        o.perfmap = true;
-      } else if (const auto b = ParseBool(value)) {
-        o.perfmap = *b;
-      } else if (IsPath(value) && value.front() == '/') {
-        o.perfmap = true;
-        o.perfmap_dir = std::string(value);
-      } else {
-        bad(key, value, "on, off, or an absolute directory path");
-      }
-    } else if (key == "mode") {
-      // Octal permission bits; the owner must keep read and write.
-      uint64_t bits = 0;
-      bool valid = !value.empty() && value.size() <= 4;
-      for (char c : value) {
-        if (c < '0' || c > '7') valid = false; else bits = bits * 8 + static_cast<uint64_t>(c - '0');
-      }
-      if (valid && bits <= 0777 && (bits & 0600) == 0600) o.mode = static_cast<uint32_t>(bits);
-      else bad(key, value, "octal file mode with owner read/write, e.g. 0600 or 0644");
-    } else if (key == "flush_ms") {
-      const auto v = ParseUnsigned(value, 1000);
-      if (v && *v >= 1) o.flush_ms = static_cast<uint32_t>(*v); else bad(key, value, "milliseconds from 1 to 1000");
-    } else if (key == "cache") {
-      if (const auto v = ParseUnsigned(value, 1u << 20)) o.cache_entries = static_cast<uint32_t>(*v);
-      else bad(key, value, "a number of methods from 0 (off) to 1048576");
-    } else if (key == "resolve") {
-      if (value == "auto") o.resolve = ResolveIn::kAuto;
-      else if (value == "writer") o.resolve = ResolveIn::kWriter;
-      else if (value == "callback") o.resolve = ResolveIn::kCallback;
-      else bad(key, value, "auto, writer, callback");
-    } else if (key == "config") {
-      if (IsPath(value)) o.config = std::string(value); else bad(key, value, "a file path");
-    } else {
-      result.errors.push_back({std::string(key), "unknown option '" + Printable(key) +
-                                                     "'; known: dir, lines, code, inline, names, budget, overflow, "
-                                                     "wait_ms, stats, log, perfmap, mode, backdate, flush_ms, cache, "
-                                                     "resolve, config, strict, help"});
+    const OptionValue value{eq != std::string_view::npos ? Trim(item.substr(eq + 1)) : std::string_view(),
+                      eq != std::string_view::npos};
+    const OptionSpec* spec = FindOption(key);
+    if (spec == nullptr) {
+      result.errors.push_back({std::string(key), "unknown option '" + Printable(key) + "'; known: " + KnownKeys()});
+    } else if (!spec->apply(value, o)) {
+      result.errors.push_back({std::string(key), "bad value '" + Printable(value.text) + "' for " + Printable(key) +
+                                                     "; accepted: " + std::string(spec->accepted)});
     }
   }
   return result;
@@ -165,47 +288,26 @@ ParseResult ParseOptions(std::string_view text, Options& o) {
 
 std::string FormatOptionError(const OptionError& error) { return error.message; }
 
-const char* OptionsHelp() {
-  return R"(libjitdumpagent: makes JIT-compiled Java visible to perf.
-Usage: java -agentpath:/path/libjitdumpagent.so[=key=value,...] ...
-  Options may also come from the JITDUMPAGENT_OPTIONS environment variable and from a file
-  named by config= (one key=value per line, # comments). Precedence, lowest first:
-  config file < JITDUMPAGENT_OPTIONS < the -agentpath / jcmd option string.
-
-  dir=PATH        directory for jit-<pid>.dump (created if missing). Default:
-                  $JITDUMPDIR/.debug/jit/java-jit-YYYYMMDD.XXXXXX, else $HOME/.debug/jit/...
-  lines=on|off    source lines (JIT_CODE_DEBUG_INFO) for compiled methods (on)
-  code=on|off     code bytes in each load, needed by perf annotate (on; off writes zeros)
-  inline=on|off   samply inline debug-info records (off). perf 6.1 prints one warning per
-                  record during perf inject: run `jitdump strip-inline DUMP` first, which
-                  moves them into DUMP.inline where `jitdump addr2line` and `fold` find them
-  names=java|jvm|simple
-                  java:   java.util.HashMap.getNode(int, java.lang.Object)   (default)
-                  jvm:    Ljava/util/HashMap;getNode(ILjava/lang/Object;)...  (perf's own agent)
-                  simple: java.util.HashMap.getNode
-  perfmap=on|off|DIR
-                  also keep perf-<pid>.map in /tmp (or DIR), compacted to the live code
-  budget=SIZE     memory for records waiting to be written (64M); K, M, G suffixes
-  overflow=drop|wait
-                  when the budget is full: drop the record and count it (drop), or let the
-                  JVM thread wait up to wait_ms for room first (wait)
-  wait_ms=N       (100)
-  backdate=on|off move a load's timestamp back to when its address range was last freed,
-                  so samples taken before HotSpot posts the event resolve (on)
-  stats=stderr|PATH
-                  print statistics as JSON at exit (events, bytes, lost, queue, latency)
-  log=error|warn|info|debug   (warn)
-  mode=OCTAL      permission bits of created files (0600)
-  flush_ms=N      writer poll interval in milliseconds (10)
-  cache=N         methods kept in the name/line cache (16384; 0 disables)
-  resolve=auto|writer|callback
-                  where method names and lines are looked up: on the agent's writer thread,
-                  so the JVM thread only copies the event, or inside the JVM's callback.
-                  auto: writer on JDK 17.0.14+, 21.0.3+ and 22+ (JVMs that answer stale
-                  method ids safely), callback on others
-  strict          a bad option stops the JVM instead of disabling the agent
-  help            print this text; the JVM runs on without the agent
-)";
+const std::string& OptionsHelp() {
+  static const std::string help = [] {
+    std::string out =
+        "libjitdumpagent: makes JIT-compiled Java visible to perf.\n"
+        "Usage: java -agentpath:/path/libjitdumpagent.so[=key=value,...] ...\n"
+        "  Options may also come from the JITDUMPAGENT_OPTIONS environment variable and from a file\n"
+        "  named by config= (one key=value per line, # comments). Precedence, lowest first:\n"
+        "  config file < JITDUMPAGENT_OPTIONS < the -agentpath / jcmd option string. The sections\n"
+        "  named below are the README's.\n\n";
+    for (const OptionSpec& spec : kOptions) {
+      out += "  " + Usage(spec);
+      if (HasDefault(spec)) out += "  (default: " + Plain(spec.default_text) + ")";
+      out += '\n';
+      AppendWrapped(Plain(spec.meaning), 6, 96, out);
+    }
+    return out;
+  }();
+  return help;
 }
+
+std::span<const OptionSpec> OptionTable() { return kOptions; }
 
 }  // namespace jitdump_agent

@@ -1,9 +1,12 @@
 // Agent options: "key=value,key=value" after the '=' of -agentpath, or from the environment
-// variable JITDUMPAGENT_OPTIONS, or from a file named by config=. Pure parsing, no I/O.
+// variable JITDUMPAGENT_OPTIONS, or from a file named by config=. One table (options.cc) says
+// for every key its syntax, default, meaning and accepted values; parsing, the "known:" list of
+// an unknown key, `help` and the README's options table all come from it. Pure, no I/O.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +54,8 @@ struct Options {
   uint32_t cache_entries = 16384;  // per-method lookup cache bound
   ResolveIn resolve = ResolveIn::kAuto;
   std::string config;            // file the options were also read from
+
+  bool operator==(const Options&) const = default;
 };
 
 struct OptionError {
@@ -69,13 +74,39 @@ struct ParseResult {
 ParseResult ParseOptions(std::string_view text, Options& options);
 
 // The text printed for `help`.
-const char* OptionsHelp();
+const std::string& OptionsHelp();
+
+// One option's value as written: `present` is false for a bare key ("strict").
+struct OptionValue {
+  std::string_view text;
+  bool present = false;
+};
+
+// Everything about one key. `syntax` follows "key=" (empty for a bare flag); `default_text`
+// and `meaning` are Markdown (the README's columns; `help` prints them without the markup);
+// `accepted` ends the error for a bad value; `apply` returns false for a bad value and then
+// leaves the options as they were.
+struct OptionSpec {
+  std::string_view key;
+  std::string_view syntax;
+  std::string_view default_text;
+  std::string_view meaning;
+  std::string_view accepted;
+  bool (*apply)(const OptionValue& value, Options& o);
+};
+
+// Every key, in the order help and the README list them.
+std::span<const OptionSpec> OptionTable();
 
 // Size with an optional K/M/G suffix (binary units).
 std::optional<uint64_t> ParseSize(std::string_view text);
 
 // `text` made safe for a one-line message: non-printable bytes as \xNN, cut after `max` bytes.
 std::string Printable(std::string_view text, size_t max = 80);
+// A path (or any name) for a message: Printable, long enough for any real path. Every path and
+// name a message shows goes through one of the two: a control byte (a terminal escape, a line
+// feed forging a second log line) or a byte that is not ASCII never reaches the terminal raw.
+inline std::string PrintablePath(std::string_view path) { return Printable(path, 1024); }
 
 // Renders one error as a single line for stderr.
 std::string FormatOptionError(const OptionError& error);

@@ -1,3 +1,4 @@
+// perf-<pid>.map, appended and compacted (perf_map_file.h).
 #include "agent/perf_map_file.h"
 
 #include <fcntl.h>
@@ -36,6 +37,15 @@ long PerfMapFile::Flush() {
   long count = 0;
   for (char c : buffer_) count += c == '\n';
   const bool ok = jitdump::WriteAll(fd_, buffer_.data(), buffer_.size());
+  if (ok) {
+    size_ += buffer_.size();
+  } else {
+    // A full disk can take part of the buffer: cut the file back to its last whole line, as
+    // the dump is cut back to its last whole record (perf would read a torn line as a symbol).
+    const int err = errno;
+    (void)::ftruncate(fd_, static_cast<off_t>(size_));
+    errno = err;
+  }
   buffer_.clear();
   return ok ? count : -1;
 }
@@ -73,6 +83,7 @@ jitdump::Status PerfMapFile::Compact(const std::function<void(const LiveVisitor&
   ::close(fd_);
   fd_ = fd;
   buffer_.clear();
+  size_ = text.size();
   lines_ = count;
   stale_ = 0;
   return jitdump::Status::Ok();

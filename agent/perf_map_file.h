@@ -27,8 +27,10 @@ class PerfMapFile {
   const std::string& path() const { return path_; }
 
   void Add(uint64_t start, uint64_t size, std::string_view name);
-  void MarkStale() { ++stale_; }
-  // Writes buffered lines; returns the number written, or -1 on error.
+  // `count` lines now describe code that is gone.
+  void MarkStale(uint64_t count) { stale_ += count; }
+  // Writes buffered lines; returns the number written, or -1 on error (errno set), after
+  // which the file ends on its last whole line again and the buffered lines are dropped.
   long Flush();
   // Stale lines (code since unloaded) are removed within about a second, or at once when they
   // pile up, so a reader never sees an old method at a reused address for long.
@@ -50,6 +52,7 @@ class PerfMapFile {
   mode_t mode_ = 0600;
   int fd_ = -1;
   std::string buffer_;
+  uint64_t size_ = 0;   // bytes of whole lines in the file (what a failed write is cut back to)
   uint64_t lines_ = 0;  // lines in the file now
   uint64_t stale_ = 0;  // of which describe unloaded code
   uint64_t last_compaction_ns_ = 0;

@@ -1,18 +1,18 @@
+// The budgeted queue of code events (record_queue.h).
 #include "agent/record_queue.h"
 
 #include <time.h>
 
-#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 
 #include "agent/log.h"
-#include "jitdump/format.h"
 
 namespace jitdump_agent {
 namespace {
 
-// Each pending batch holds one queue node. Boost allocates nodes one by one, cache-line aligned
+// Each pending event holds one queue node. Boost allocates nodes one by one, cache-line aligned
 // (about 180 bytes of heap each), and recycles them without ever freeing them, so the pool
 // stays at its high-water mark. Preallocating the whole bound cost 11.5 MiB of RSS in every
 // JVM; instead a small pool grows on demand up to kMaxQueueNodes (javac peaks at a few
@@ -23,6 +23,7 @@ constexpr uint64_t kMaxQueueNodes = 65536;
 constexpr uint64_t kWakeWriterAt = kMaxQueueNodes / 4;
 
 WarnOnce g_budget_warning;
+WarnOnce g_oversized_warning;
 WarnOnce g_queue_warning;
 
 void SleepMillis(uint32_t ms) {
@@ -33,10 +34,6 @@ void SleepMillis(uint32_t ms) {
 
 }  // namespace
 
-const char* Batch::load_name() const {
-  return reinterpret_cast<const char*>(payload() + load_offset + sizeof(jitdump::CodeLoadFixed));
-}
-
 RecordQueue::RecordQueue(const Options& options, Stats& stats)
     : budget_(options.budget_bytes),
       overflow_(options.overflow),
@@ -45,6 +42,8 @@ RecordQueue::RecordQueue(const Options& options, Stats& stats)
       queue_(kInitialQueueNodes) {}
 
 bool RecordQueue::Reserve(size_t bytes, bool may_wait) {
+  // A record larger than the whole budget never fits, however long its thread waits.
+  if (bytes > budget_) return false;
   uint64_t used = bytes_.load(std::memory_order_relaxed);
   for (uint32_t waited = 0;;) {
     while (used + bytes <= budget_) {
@@ -61,72 +60,69 @@ bool RecordQueue::Reserve(size_t bytes, bool may_wait) {
   }
 }
 
-Batch* RecordQueue::Allocate(size_t payload_size) {
-  if (!Reserve(sizeof(Batch) + payload_size, /*may_wait=*/true)) {
-    CountBudgetLoss();
+CodeEvent* RecordQueue::Allocate(size_t tail_size) {
+  const size_t total = sizeof(CodeEvent) + tail_size;
+  if (total < tail_size || !Reserve(total, /*may_wait=*/true)) {
+    CountBudgetLoss(total < tail_size ? SIZE_MAX : total);
     return nullptr;
   }
-  return NewBatch(payload_size, sizeof(Batch) + payload_size);
-}
-
-Batch* RecordQueue::AllocateReplacing(Batch& old, size_t payload_size) {
-  const size_t total = sizeof(Batch) + payload_size;
-  const size_t inherited = std::min(total, old.accounted);
-  if (total > inherited && !Reserve(total - inherited, /*may_wait=*/false)) {
-    CountBudgetLoss();
-    return nullptr;
-  }
-  Batch* batch = NewBatch(payload_size, total - inherited);
-  if (batch != nullptr) old.accounted -= inherited;
-  return batch;
-}
-
-void RecordQueue::CountBudgetLoss() {
-  stats_.lost_budget.Add();
-  if (g_budget_warning.First()) {
-    Log(LogLevel::kWarn,
-        "record budget of %llu bytes is full; dropping records and counting them (raise budget= or use "
-        "overflow=wait)",
-        static_cast<unsigned long long>(budget_));
-  }
-}
-
-Batch* RecordQueue::NewBatch(size_t payload_size, size_t reserved) {
-  const size_t total = sizeof(Batch) + payload_size;
   void* memory = std::malloc(total);
   if (memory == nullptr) {
-    bytes_.fetch_sub(reserved, std::memory_order_relaxed);
+    bytes_.fetch_sub(total, std::memory_order_relaxed);
     stats_.lost_allocation.Add();
     return nullptr;
   }
-  Batch* batch = new (memory) Batch();
-  batch->payload_size = payload_size;
-  batch->accounted = total;
-  return batch;
+  CodeEvent* event = new (memory) CodeEvent();
+  event->accounted = total;
+  return event;
 }
 
-bool RecordQueue::TryPush(Batch* batch) {
+void RecordQueue::CountBudgetLoss(size_t bytes) {
+  stats_.lost_budget.Add();
+  if (bytes > budget_) {
+    if (g_oversized_warning.First()) {
+      Log(LogLevel::kWarn,
+          "a record of %zu bytes is larger than the whole record budget of %llu bytes; dropping such records at "
+          "once and counting them (raise budget=)",
+          bytes, static_cast<unsigned long long>(budget_));
+    }
+  } else if (g_budget_warning.First()) {
+    if (overflow_ == Overflow::kWait) {
+      Log(LogLevel::kWarn,
+          "record budget of %llu bytes stayed full for wait_ms=%u; dropping records and counting them (raise "
+          "budget= or wait_ms=)",
+          static_cast<unsigned long long>(budget_), wait_ms_);
+    } else {
+      Log(LogLevel::kWarn,
+          "record budget of %llu bytes is full; dropping records and counting them (raise budget= or use "
+          "overflow=wait)",
+          static_cast<unsigned long long>(budget_));
+    }
+  }
+}
+
+bool RecordQueue::TryPush(CodeEvent* event) {
   // Below the bound a push may add a node to the pool (the count is read before the push, so
   // concurrent producers can overshoot it by at most one node each).
-  if (records_.load(std::memory_order_relaxed) >= kMaxQueueNodes) return queue_.bounded_push(batch);
+  if (records_.load(std::memory_order_relaxed) >= kMaxQueueNodes) return queue_.bounded_push(event);
   try {
-    return queue_.push(batch);
+    return queue_.push(event);
   } catch (...) {  // no memory for a node: treated as a full queue
     return false;
   }
 }
 
-bool RecordQueue::Push(Batch* batch) {
-  bool pushed = TryPush(batch);
+bool RecordQueue::Push(CodeEvent* event) {
+  bool pushed = TryPush(event);
   for (uint32_t waited = 0; !pushed && overflow_ == Overflow::kWait && waited < wait_ms_; ++waited) {
     if (waited == 0 && pressure_handler_ != nullptr) pressure_handler_(pressure_context_);
     SleepMillis(1);
-    pushed = TryPush(batch);
+    pushed = TryPush(event);
   }
   if (!pushed) {
     stats_.lost_queue_full.Add();
     if (g_queue_warning.First()) Log(LogLevel::kWarn, "record queue is full; dropping records and counting them");
-    Free(batch);
+    Free(event);
     return false;
   }
   const uint64_t pending = records_.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -135,18 +131,18 @@ bool RecordQueue::Push(Batch* batch) {
   return true;
 }
 
-Batch* RecordQueue::Pop() {
-  Batch* batch = nullptr;
-  if (!queue_.pop(batch)) return nullptr;
+CodeEvent* RecordQueue::Pop() {
+  CodeEvent* event = nullptr;
+  if (!queue_.pop(event)) return nullptr;
   records_.fetch_sub(1, std::memory_order_relaxed);
-  return batch;
+  return event;
 }
 
-void RecordQueue::Free(Batch* batch) {
-  if (batch == nullptr) return;
-  bytes_.fetch_sub(batch->accounted, std::memory_order_relaxed);
-  batch->~Batch();
-  std::free(batch);
+void RecordQueue::Free(CodeEvent* event) {
+  if (event == nullptr) return;
+  bytes_.fetch_sub(event->accounted, std::memory_order_relaxed);
+  event->~CodeEvent();
+  std::free(event);
 }
 
 }  // namespace jitdump_agent

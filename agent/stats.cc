@@ -1,3 +1,4 @@
+// The agent's statistics and their JSON (stats.h).
 #include "agent/stats.h"
 
 #include <bit>
@@ -51,7 +52,14 @@ uint64_t LatencyHistogram::Percentile(double q) const {
 
 uint64_t Stats::LostTotal() const {
   return lost_budget.Get() + lost_queue_full.Get() + lost_allocation.Get() + lost_write_error.Get() +
-         lost_after_close.Get() + lost_no_output.Get() + lost_unresolved.Get();
+         lost_after_close.Get() + lost_no_output.Get() + lost_unresolved.Get() + lost_writer_error.Get() +
+         lost_writer_stalled.Get();
+}
+
+uint64_t Stats::Unaccounted() const {
+  const uint64_t offered = compiled_method_load.Get() + dynamic_code_generated.Get() - empty_blobs.Get();
+  const uint64_t accounted = code_loads_written.Get() + duplicate_loads.Get() + LostTotal();
+  return offered > accounted ? offered - accounted : 0;
 }
 
 namespace {
@@ -127,7 +135,9 @@ std::string Stats::ToJson(const std::string& dump_path, const std::string& perfm
   AppendField(out, "write_error", lost_write_error.Get());
   AppendField(out, "after_close", lost_after_close.Get());
   AppendField(out, "no_output", lost_no_output.Get());
-  AppendField(out, "unresolved", lost_unresolved.Get(), false);
+  AppendField(out, "unresolved", lost_unresolved.Get());
+  AppendField(out, "writer_error", lost_writer_error.Get());
+  AppendField(out, "writer_stalled", lost_writer_stalled.Get(), false);
   out += "},\"queue\":{";
   AppendField(out, "bytes_high_water", queue_bytes_high.Get());
   AppendField(out, "records_high_water", queue_records_high.Get(), false);

@@ -72,19 +72,27 @@ struct Stats {
   Counter perfmap_lines_written;
   Counter perfmap_compactions;
   Counter lost_write_error;      // the write failed (disk full, I/O error)
-  Counter lost_unresolved;       // a deferred load reached a writer without a resolver
+  Counter lost_no_output;        // reached a writer whose dump was not open (never created or closed)
+  // A deferred load reached a writer that could not resolve it (no resolver, or not attached:
+  // the hand-off rules that out, so this stays 0 unless something is wrong).
+  Counter lost_unresolved;
+  // The writer failed on a record in a way other than running out of memory (an exception it
+  // did not expect); allocation failures there count as lost_allocation.
+  Counter lost_writer_error;
+  // The writer did not finish by the JVM's exit (stuck in a write to a hung mount): what it
+  // still held, queued or half-written, counted when the stats are taken (Unaccounted).
+  Counter lost_writer_stalled;
   // Writer time to resolve one deferred load (names and lines: the work moved off the JVM thread).
   LatencyHistogram resolve_latency;
   Counter writer_cpu_ns;         // CPU time of the writer thread, all of it, taken when it ends
   Counter writer_sys_ns;         // the part of it spent in the kernel (writes, page cache)
 
-  // What did not reach the file, by reason (with lost_write_error above). Each is a code blob
-  // the JVM reported that is not in the file. From here on: updated by JVM threads.
+  // What did not reach the file, by reason (with the writer's lost_* above). Each is a code
+  // blob the JVM reported that is not in the file. From here on: updated mostly by JVM threads.
   alignas(64) Counter lost_budget;  // the byte budget was full
   Counter lost_queue_full;       // the queue had no free node
-  Counter lost_allocation;       // malloc failed
+  Counter lost_allocation;       // malloc failed, or a record would pass the format's 4 GiB limit
   Counter lost_after_close;      // arrived after the dump was closed (Agent_OnUnload)
-  Counter lost_no_output;        // the dump could not be created at all
   Counter lookup_errors;         // JVMTI name/line lookups that failed unexpectedly
 
   // The method cache: full lookups (names, source file, line table: several JVMTI calls each)
@@ -108,6 +116,9 @@ struct Stats {
   static constexpr uint64_t kSmallCode = 4096;
 
   uint64_t LostTotal() const;
+  // Code blobs offered (loads and stubs with code) that are neither written, nor duplicates,
+  // nor counted lost: 0 once the writer has finished; what a stalled writer still holds.
+  uint64_t Unaccounted() const;
   // One JSON object; `dump_path` and `perfmap_path` are included as strings.
   std::string ToJson(const std::string& dump_path, const std::string& perfmap_path) const;
 };

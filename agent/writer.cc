@@ -1,3 +1,4 @@
+// The writer thread (writer.h).
 #include "agent/writer.h"
 
 #include <fcntl.h>
@@ -9,24 +10,40 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <algorithm>
 #include <cstring>
+#include <exception>
+#include <new>
+#include <optional>
 
 #include "agent/clock.h"
 #include "agent/log.h"
-#include "agent/names.h"
-#include "jitdump/encoder.h"
-#include "jitdump/format.h"
 #include "jitdump/safe_file.h"
 
 namespace jitdump_agent {
 namespace {
 
-constexpr size_t kMaxBatchesPerWrite = 256;
-
 WarnOnce g_write_warning;
 WarnOnce g_perfmap_warning;
+WarnOnce g_failure_warning;
 
-void PatchU64(uint8_t* at, uint64_t value) { std::memcpy(at, &value, sizeof value); }
+// What went wrong on the writer, for the one warning per run: an allocation failure or
+// anything else thrown.
+const char* Describe(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::bad_alloc&) {
+    return "out of memory";
+  } catch (...) {
+    return "internal error";
+  }
+}
+
+void WarnFailure(const char* what, const std::exception_ptr& error) {
+  if (g_failure_warning.First()) {
+    Log(LogLevel::kWarn, "%s failed (%s); the agent counts what it drops and carries on", what, Describe(error));
+  }
+}
 
 // perf's default layout: <base>/.debug/jit/java-jit-YYYYMMDD.XXXXXX, base = $JITDUMPDIR or $HOME.
 bool MakeDefaultDirectory(std::string* dir) {
@@ -36,7 +53,7 @@ bool MakeDefaultDirectory(std::string* dir) {
   const std::string jit_dir = std::string(base) + "/.debug/jit";
   const jitdump::Status status = jitdump::MakeDirectories(jit_dir, 0755);
   if (!status.ok()) {
-    Log(LogLevel::kError, "cannot create %s (%s); set dir= to a writable directory", jit_dir.c_str(),
+    Log(LogLevel::kError, "cannot create %s (%s); set dir= to a writable directory", PrintablePath(jit_dir).c_str(),
         status.ToString().c_str());
     return false;
   }
@@ -46,7 +63,8 @@ bool MakeDefaultDirectory(std::string* dir) {
   if (::localtime_r(&now, &local) != nullptr) ::strftime(date, sizeof date, "%Y%m%d", &local);
   std::string templ = jit_dir + "/java-jit-" + date + ".XXXXXX";
   if (::mkdtemp(templ.data()) == nullptr) {
-    Log(LogLevel::kError, "cannot create a directory in %s (%s); set dir= to a writable directory", jit_dir.c_str(),
+    Log(LogLevel::kError, "cannot create a directory in %s (%s); set dir= to a writable directory",
+        PrintablePath(jit_dir).c_str(),
         std::strerror(errno));
     return false;
   }
@@ -56,14 +74,47 @@ bool MakeDefaultDirectory(std::string* dir) {
 
 }  // namespace
 
-Writer::Writer(const Options& options, Stats& stats, RecordQueue& queue)
-    : options_(options), stats_(stats), queue_(queue) {
+// Owns one popped event until the batch takes it: frees it on every other path out of
+// Writer::Process, an exception included.
+class Writer::EventGuard {
+ public:
+  EventGuard(RecordQueue& queue, CodeEvent* event) : queue_(queue), event_(event) {}
+  ~EventGuard() { queue_.Free(event_); }
+  EventGuard(const EventGuard&) = delete;
+  EventGuard& operator=(const EventGuard&) = delete;
+  CodeEvent* get() const { return event_; }
+  CodeEvent* release() {
+    CodeEvent* event = event_;
+    event_ = nullptr;
+    return event;
+  }
+
+ private:
+  RecordQueue& queue_;
+  CodeEvent* event_;
+};
+
+Writer::Writer(const Options& options, Stats& stats, RecordQueue& queue, HandOff& hand_off)
+    : options_(options),
+      stats_(stats),
+      queue_(queue),
+      hand_off_(hand_off),
+      drain_([this] {
+        while (ProcessAvailable() != 0) {
+        }
+      }) {
+  // From JVM threads: no lock, a missed wake-up costs at most one poll interval.
   queue_.SetPressureHandler([](void* self) { static_cast<Writer*>(self)->wake_.notify_one(); }, this);
-  pending_.reserve(kMaxBatchesPerWrite);
-  iov_.reserve(kMaxBatchesPerWrite * 4);
+  // From the agent's lifecycle (VMInit, VMDeath): under the lock, so the loop cannot miss it.
+  hand_off_.SetWaker([this] {
+    std::lock_guard<std::mutex> lock(mutex_);
+    wake_.notify_all();
+  });
+  pending_.reserve(DumpBatch::kMaxLoads);
 }
 
 bool Writer::Open(uint32_t pid, uint64_t start_time) {
+  pid_ = pid;
   start_time_ = start_time;
   std::string dir = options_.dir;
   if (dir.empty()) {
@@ -72,7 +123,7 @@ bool Writer::Open(uint32_t pid, uint64_t start_time) {
     const jitdump::Status status = jitdump::MakeDirectories(dir, 0755);
     if (!status.ok()) {
       Log(LogLevel::kError, "cannot create output directory %s (%s); fix its permissions or choose another dir=",
-          dir.c_str(), status.ToString().c_str());
+          PrintablePath(dir).c_str(), status.ToString().c_str());
       return false;
     }
   }
@@ -84,7 +135,7 @@ bool Writer::Open(uint32_t pid, uint64_t start_time) {
   jitdump::Status status = dump_.Create(dump_path_, static_cast<mode_t>(options_.mode), header);
   if (!status.ok()) {
     Log(LogLevel::kError, "cannot create %s (%s); the JVM runs on without the agent. Choose a writable dir=",
-        dump_path_.c_str(), status.ToString().c_str());
+        PrintablePath(dump_path_).c_str(), status.ToString().c_str());
     return false;
   }
   status = dump_.MapMarker();
@@ -92,106 +143,80 @@ bool Writer::Open(uint32_t pid, uint64_t start_time) {
     Log(LogLevel::kWarn,
         "cannot map %s executable (%s): perf inject will not find the dump. Is the directory on a noexec "
         "mount? Choose another dir=",
-        dump_path_.c_str(), status.ToString().c_str());
+        PrintablePath(dump_path_).c_str(), status.ToString().c_str());
   }
   if (options_.perfmap) {
     status = jitdump::MakeDirectories(options_.perfmap_dir, 0755);
     if (status.ok()) status = perf_map_.Open(options_.perfmap_dir, pid, static_cast<mode_t>(options_.mode));
     if (!status.ok()) {
       Log(LogLevel::kWarn, "cannot create perf map in %s (%s); continuing with the jitdump only",
-          options_.perfmap_dir.c_str(), status.ToString().c_str());
+          PrintablePath(options_.perfmap_dir).c_str(), status.ToString().c_str());
     }
   }
-  Log(LogLevel::kInfo, "writing %s", dump_path_.c_str());
+  // Made once: the writer's messages must not allocate (they also report a lack of memory).
+  shown_dump_path_ = PrintablePath(dump_path_);
+  shown_perf_map_path_ = PrintablePath(perf_map_.path());
+  Log(LogLevel::kInfo, "writing %s", shown_dump_path_.c_str());
   return true;
 }
 
 void Writer::Start() { thread_ = std::thread([this] { Run(); }); }
 
-void Writer::BeginResolving() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  attach_requested_ = true;
-  wake_.notify_all();
-}
-
-bool Writer::EndResolving(uint32_t timeout_ms) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  if (!thread_.joinable()) return true;
-  end_requested_ = true;
-  wake_.notify_all();
-  return done_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [this] {
-    return resolving_ended_ || finished_.load(std::memory_order_acquire);
-  });
-}
-
-void Writer::ServeResolverRequests(std::unique_lock<std::mutex>& lock) {
-  const bool attach = attach_requested_ && !end_requested_ && !resolver_attached_ && resolver_ != nullptr;
-  attach_requested_ = false;
-  if (attach) {
-    lock.unlock();
-    const bool attached = resolver_->Attach();
-    lock.lock();
-    resolver_attached_ = attached;
-  }
-  if (end_requested_ && !resolving_ended_) {
-    // Everything deferred was queued before EndResolving: resolve it while JVMTI still answers.
-    lock.unlock();
-    while (ProcessAvailable() != 0) {
-    }
-    if (resolver_attached_) resolver_->Detach();
-    lock.lock();
-    resolver_attached_ = false;
-    resolving_ended_ = true;
-    done_cv_.notify_all();
-  }
-}
-
-Batch* Writer::ResolveDeferred(Batch* deferred) {
-  Batch* resolved = nullptr;
-  // The finished batch may outgrow the deferred one (file names, inline records) and must find
-  // the difference within the budget: near it, write out what this thread holds first.
-  if (!pending_.empty() && queue_.bytes_in_flight() + 2 * deferred->accounted > options_.budget_bytes) {
-    WritePending();
-  }
-  if (resolver_ != nullptr) {
-    const uint64_t start = MonotonicNanos();
-    resolved = resolver_->Resolve(*deferred);
-    stats_.resolve_latency.Record(MonotonicNanos() - start);
-  } else {
+bool Writer::ResolveDeferred(const CodeEvent& load, LoadNames* names) {
+  LoadResolver* resolver = hand_off_.resolver();
+  if (resolver == nullptr || !hand_off_.attached()) {  // the hand-off never lets this happen
     stats_.lost_unresolved.Add();
+    return false;
   }
-  queue_.Free(deferred);
+  const uint64_t start = MonotonicNanos();
+  const bool resolved = resolver->Resolve(load, names);
+  stats_.resolve_latency.Record(MonotonicNanos() - start);
   return resolved;
 }
 
 void Writer::Run() {
   ::pthread_setname_np(::pthread_self(), "jitdump-writer");  // for top -H and perf report --sort comm
+  // Nothing thrown here may leave this thread (std::terminate would take the JVM down): each
+  // record is guarded in Process, and each step of the loop and of the exit path here.
   std::unique_lock<std::mutex> lock(mutex_);
   while (!stop_requested_) {
-    ServeResolverRequests(lock);
-    if (stop_requested_) break;
     lock.unlock();
-    const size_t done = ProcessAvailable();
+    bool waiting = false;
+    size_t done = 0;
+    try {
+      waiting = hand_off_.Serve(drain_);
+      done = ProcessAvailable();
+    } catch (...) {
+      WarnFailure("the writer's loop", std::current_exception());
+    }
     lock.lock();
-    const bool request_pending = attach_requested_ || (end_requested_ && !resolving_ended_);
-    if (done == 0 && !stop_requested_ && !request_pending) {
+    if (stop_requested_ || done != 0) continue;
+    if (waiting) {
+      wake_.wait_for(lock, std::chrono::milliseconds(1));  // for a deferring callback to queue its load
+    } else if (!hand_off_.HasRequest()) {
       wake_.wait_for(lock, std::chrono::milliseconds(options_.flush_ms));
     }
   }
   lock.unlock();
-  while (ProcessAvailable() != 0) {
+  try {
+    drain_();
+  } catch (...) {
+    WarnFailure("draining the queue", std::current_exception());
   }
-  lock.lock();
-  const bool attached = resolver_attached_;
-  resolver_attached_ = false;
-  lock.unlock();
-  if (attached) resolver_->Detach();  // an attached thread must never end attached
+  try {
+    hand_off_.DetachAtExit();
+  } catch (...) {
+    WarnFailure("detaching from the JVM", std::current_exception());
+  }
   if (perf_map_.is_open()) {
     CompactPerfMap();
     perf_map_.Close();
   }
   const jitdump::Status status = dump_.Close(close_time_);
-  if (!status.ok()) Log(LogLevel::kWarn, "closing %s: %s", dump_path_.c_str(), status.ToString().c_str());
+  if (!status.ok()) {
+    Log(LogLevel::kWarn, "closing %s: %s: %s", shown_dump_path_.c_str(), status.operation(),
+        std::strerror(status.err_no()));
+  }
   stats_.writer_cpu_ns.Add(ThreadCpuNanos());
   struct rusage usage {};
   if (::getrusage(RUSAGE_THREAD, &usage) == 0) {
@@ -215,147 +240,144 @@ void Writer::Finish(uint64_t close_time, uint32_t timeout_ms) {
   if (done) {
     thread_.join();
   } else {
-    Log(LogLevel::kWarn, "the writer did not finish within %u ms (slow disk?); %s may lack its last records",
-        timeout_ms, dump_path_.c_str());
+    Log(LogLevel::kWarn,
+        "the writer did not finish within %u ms (is the disk hung?); %s lacks the records it still held, "
+        "counted as lost (writer_stalled)",
+        timeout_ms, PrintablePath(dump_path_).c_str());
     thread_.detach();  // agent state is never freed, so the thread may finish safely later
   }
 }
 
-bool Writer::IsDuplicate(const Batch& batch) const {
-  // A replayed stub (GenerateEvents at attach or VM death) is wanted only where nothing already
-  // describes the code: the replay also lists enclosing containers ("adapters", "C1 temporary
-  // CodeBuffer") and renames blobs, which would shadow the finer names written before.
-  if (batch.replayed && batch.dynamic_code) {
-    return IsScratchBuffer(batch.load_name()) || OverlapsLiveCode(batch.code_addr, batch.code_size);
-  }
-  const auto it = live_.find(batch.code_addr);
-  return it != live_.end() && it->second.size == batch.code_size && it->second.name == batch.load_name();
+uint64_t Writer::Backdate(const CodeEvent& load) {
+  const uint64_t previous = history_.Touch(load.code_addr, load.code_size, load.timestamp);
+  if (!options_.backdate) return load.timestamp;
+  // Just after whatever last touched this range, never before the dump existed.
+  const uint64_t earliest = std::max(previous + 1, start_time_);
+  if (earliest >= load.timestamp) return load.timestamp;
+  stats_.backdated_loads.Add();
+  stats_.backdate_total_ns.Add(load.timestamp - earliest);
+  return earliest;
 }
 
-bool Writer::OverlapsLiveCode(uint64_t start, uint64_t size) const {
-  auto it = live_.upper_bound(start);
-  if (it != live_.begin()) {
-    const auto prev = std::prev(it);
-    if (prev->first + prev->second.size > start) return true;
+void Writer::AddLoad(EventGuard& guard, const LoadNames& names) {
+  const CodeEvent& load = *guard.get();
+  const uint64_t timestamp = Backdate(load);
+  if (!batch_.Add(load, names, pid_, timestamp, next_code_index_)) {
+    stats_.lost_allocation.Add();  // a record past the format's 4 GiB limit
+    return;
   }
-  return it != live_.end() && it->first < start + size;
-}
-
-void Writer::PrepareLoad(Batch& batch) {
-  uint8_t* payload = batch.payload();
-  uint64_t timestamp = batch.timestamp;
-  const uint64_t previous = history_.Touch(batch.code_addr, batch.code_size, batch.timestamp);
-  if (options_.backdate) {
-    // Just after whatever last touched this range, never before the dump existed.
-    const uint64_t earliest = std::max(previous + 1, start_time_);
-    if (earliest < timestamp) {
-      stats_.backdated_loads.Add();
-      stats_.backdate_total_ns.Add(timestamp - earliest);
-      timestamp = earliest;
-    }
+  // The batch holds the load now: from here on it is written (or counted by WritePending).
+  ++next_code_index_;
+  pending_.push_back(guard.release());  // capacity reserved: batch_.full() comes first
+  try {
+    perf_map_.MarkStale(live_.Occupy(load.code_addr, load.code_size, names.name, names.perf_map_name));
+    if (perf_map_.is_open()) perf_map_.Add(load.code_addr, load.code_size, names.perf_map_name);
+  } catch (...) {
+    // The dump has the load; the live set (duplicates, the perf map's compaction) misses it.
+    WarnFailure("keeping the live code for the perf map", std::current_exception());
   }
-  for (uint8_t i = 0; i < batch.record_count; ++i) {
-    PatchU64(payload + batch.record_offsets[i] + jitdump::kRecordTimestampOffset, timestamp);
-  }
-  const uint64_t code_index = next_code_index_++;
-  PatchU64(payload + batch.load_offset + jitdump::kCodeLoadIndexOffset, code_index);
-  // Whatever overlapped this range is gone now.
-  auto it = live_.lower_bound(batch.code_addr);
-  if (it != live_.begin()) {
-    auto prev = std::prev(it);
-    if (prev->first + prev->second.size > batch.code_addr) it = prev;
-  }
-  while (it != live_.end() && it->first < batch.code_addr + batch.code_size) {
-    it = live_.erase(it);
-    perf_map_.MarkStale();
-  }
-  live_[batch.code_addr] = LiveCode{batch.code_size, batch.load_name()};
-  if (perf_map_.is_open()) perf_map_.Add(batch.code_addr, batch.code_size, PerfMapName(batch.load_name()));
+  if (batch_.full()) WritePending();
 }
 
 void Writer::CompactPerfMap() {
-  const jitdump::Status status = perf_map_.Compact(
-      [this](const PerfMapFile::LiveVisitor& visit) {
-        for (const auto& [addr, code] : live_) visit(addr, code.size, PerfMapName(code.name));
-      },
-      MonotonicNanos());
+  jitdump::Status status = jitdump::Status::Ok();
+  try {
+    status = perf_map_.Compact([this](const PerfMapFile::LiveVisitor& visit) { live_.ForEach(visit); },
+                               MonotonicNanos());
+  } catch (...) {
+    WarnFailure("rewriting the perf map", std::current_exception());
+    return;
+  }
   if (status.ok()) {
     stats_.perfmap_compactions.Add();
   } else if (g_perfmap_warning.First()) {
-    Log(LogLevel::kWarn, "cannot rewrite %s (%s)", perf_map_.path().c_str(), status.ToString().c_str());
+    Log(LogLevel::kWarn, "cannot rewrite %s (%s: %s)", shown_perf_map_path_.c_str(), status.operation(),
+        std::strerror(status.err_no()));
   }
 }
 
-void Writer::ApplyUnload(const Batch& batch) {
-  const auto it = live_.find(batch.code_addr);
-  const uint64_t size = it != live_.end() ? it->second.size : 1;
-  history_.Touch(batch.code_addr, size, batch.timestamp);
-  if (it != live_.end()) {
-    live_.erase(it);
-    perf_map_.MarkStale();
-  }
+void Writer::ApplyUnload(const CodeEvent& unload) {
+  const std::optional<uint64_t> size = live_.Vacate(unload.code_addr);
+  history_.Touch(unload.code_addr, size.value_or(1), unload.timestamp);
+  if (size) perf_map_.MarkStale(1);
+  // The writer's method cache follows the unloads as the callbacks' does (no JVMTI call).
+  if (LoadResolver* resolver = hand_off_.resolver()) resolver->Forget(unload.method);
 }
 
 void Writer::WritePending() {
   if (pending_.empty()) return;
-  iov_.clear();
-  uint64_t bytes = 0;
-  for (Batch* batch : pending_) {
-    iov_.push_back({batch->payload(), batch->payload_size});
-    bytes += batch->payload_size;
-  }
-  const jitdump::Status status = dump_.Append(iov_.data(), static_cast<int>(iov_.size()));
-  if (status.ok()) {
-    for (const Batch* batch : pending_) {
-      stats_.code_loads_written.Add();
-      stats_.code_bytes_written.Add(batch->code_size);
-      if (batch->has_debug_info) {
-        stats_.debug_info_written.Add();
-        stats_.debug_entries_written.Add(batch->debug_entries);
-      }
-      if (batch->has_inline_info) stats_.inline_info_written.Add();
-    }
-    stats_.bytes_written.Add(bytes);
+  const DumpBatch::Totals& totals = batch_.totals();
+  if (!dump_.is_open()) {
+    stats_.lost_no_output.Add(totals.loads);
   } else {
-    stats_.lost_write_error.Add(pending_.size());
-    if (g_write_warning.First()) {  // one warning per run, not one per failed write
-      Log(LogLevel::kWarn,
-          "cannot write %s (%s); records are counted as lost until writing works again (is the disk full?)",
-          dump_path_.c_str(), status.ToString().c_str());
+    const std::span<const struct iovec> iov = batch_.Iovecs();  // capacity reserved: no allocation
+    const jitdump::Status status = dump_.Append(iov.data(), static_cast<int>(iov.size()));
+    if (status.ok()) {
+      stats_.code_loads_written.Add(totals.loads);
+      stats_.code_bytes_written.Add(totals.code_bytes);
+      stats_.debug_info_written.Add(totals.debug_infos);
+      stats_.debug_entries_written.Add(totals.debug_entries);
+      stats_.inline_info_written.Add(totals.inline_infos);
+      stats_.bytes_written.Add(totals.bytes);
+    } else {
+      stats_.lost_write_error.Add(totals.loads);
+      if (g_write_warning.First()) {  // one warning per run, not one per failed write
+        Log(LogLevel::kWarn,
+            "cannot write %s (%s: %s); records are counted as lost until writing works again (is the disk "
+            "full?)",
+            shown_dump_path_.c_str(), status.operation(), std::strerror(status.err_no()));
+      }
     }
   }
-  for (Batch* batch : pending_) queue_.Free(batch);
+  for (CodeEvent* load : pending_) queue_.Free(load);
   pending_.clear();
+  batch_.Clear();
+}
+
+void Writer::Process(CodeEvent* event) {
+  EventGuard guard(queue_, event);
+  if (event->kind == EventKind::kUnload) {
+    ApplyUnload(*event);
+    return;
+  }
+  LoadNames names = event->names;
+  const bool deferred = event->kind == EventKind::kCompiledLoad && !event->resolved;
+  if (deferred && !ResolveDeferred(*event, &names)) return;  // counted by cause
+  if (live_.IsDuplicate(*event, names.name)) {
+    stats_.duplicate_loads.Add();
+    return;
+  }
+  AddLoad(guard, names);
 }
 
 size_t Writer::ProcessAvailable() {
   size_t processed = 0;
-  while (Batch* batch = queue_.Pop()) {
+  while (CodeEvent* event = queue_.Pop()) {
     ++processed;
-    if (batch->kind == BatchKind::kDeferredLoad) {
-      batch = ResolveDeferred(batch);
-      if (batch == nullptr) continue;
+    const bool load = event->kind != EventKind::kUnload;
+    try {
+      Process(event);
+    } catch (const std::bad_alloc&) {
+      // The event is freed (Process's guard) and not in the batch: count the record, go on.
+      if (load) stats_.lost_allocation.Add();
+      WarnFailure("writing a record", std::current_exception());
+    } catch (...) {
+      if (load) stats_.lost_writer_error.Add();
+      WarnFailure("writing a record", std::current_exception());
     }
-    if (batch->kind == BatchKind::kUnload) {
-      ApplyUnload(*batch);
-      queue_.Free(batch);
-      continue;
-    }
-    if (IsDuplicate(*batch)) {
-      stats_.duplicate_loads.Add();
-      queue_.Free(batch);
-      continue;
-    }
-    PrepareLoad(*batch);
-    pending_.push_back(batch);
-    if (pending_.size() == kMaxBatchesPerWrite) WritePending();
   }
   WritePending();
   if (perf_map_.is_open()) {
-    const long lines = perf_map_.Flush();
+    long lines = 0;
+    try {
+      lines = perf_map_.Flush();
+    } catch (...) {
+      WarnFailure("writing the perf map", std::current_exception());
+    }
     if (lines > 0) stats_.perfmap_lines_written.Add(static_cast<uint64_t>(lines));
     if (lines < 0 && g_perfmap_warning.First()) {
-      Log(LogLevel::kWarn, "cannot write %s (%s)", perf_map_.path().c_str(), std::strerror(errno));
+      const int err = errno;
+      Log(LogLevel::kWarn, "cannot write %s (%s)", shown_perf_map_path_.c_str(), std::strerror(err));
     }
     if (perf_map_.WantsCompaction(MonotonicNanos())) CompactPerfMap();
   }

@@ -1,21 +1,24 @@
-// The one thread that owns the output files. It pops finished batches, assigns code_index in
-// file order, moves load timestamps back where that is provably safe (see code_history.h),
-// skips exact duplicates (GenerateEvents replays racing with live events), and writes whole
-// records. JVM threads never wait for it.
+// The one thread that owns the output files. It takes the code events the callbacks queued,
+// resolves the deferred ones (through the hand-off's LoadResolver, while attached), skips
+// exact duplicates (live_code.h), moves load timestamps back where that is provably safe
+// (code_history.h), assigns code_index in file order, encodes each load's records once
+// (dump_batch.h) and writes them whole, keeps the perf map, and serves the hand-off's requests
+// to attach to the JVM and detach again. JVM threads never wait for it.
 #pragma once
-
-#include <sys/uio.h>
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
-#include <map>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "agent/code_history.h"
+#include "agent/dump_batch.h"
+#include "agent/hand_off.h"
+#include "agent/live_code.h"
 #include "agent/options.h"
 #include "agent/perf_map_file.h"
 #include "agent/record_queue.h"
@@ -24,27 +27,9 @@
 
 namespace jitdump_agent {
 
-// Turns deferred loads (BatchKind::kDeferredLoad) into finished ones on the writer thread. The
-// writer knows nothing of JVMTI: the agent's implementation (jvm_resolver.h) attaches the
-// thread to the JVM, which JVMTI requires of its callers.
-class LoadResolver {
- public:
-  // On the writer thread, when BeginResolving asked for it. false: deferred loads cannot be
-  // resolved here (the agent then keeps resolving inside the callbacks).
-  virtual bool Attach() = 0;
-  // The finished batch for a deferred one (allocated with RecordQueue::AllocateReplacing), or
-  // nullptr when it could not be allocated (counted).
-  virtual Batch* Resolve(Batch& deferred) = 0;
-  // On the writer thread, after the last deferred load (EndResolving) or when the writer stops.
-  virtual void Detach() = 0;
-
- protected:
-  ~LoadResolver() = default;
-};
-
 class Writer {
  public:
-  Writer(const Options& options, Stats& stats, RecordQueue& queue);
+  Writer(const Options& options, Stats& stats, RecordQueue& queue, HandOff& hand_off);
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
@@ -52,13 +37,6 @@ class Writer {
   // dump cannot be created; the agent then runs without output.
   bool Open(uint32_t pid, uint64_t start_time);
   void Start();
-  // Before Start: who resolves deferred loads. Without one they are counted as lost.
-  void SetResolver(LoadResolver* resolver) { resolver_ = resolver; }
-  // Asks the writer thread to attach its resolver (LoadResolver::Attach).
-  void BeginResolving();
-  // Asks the writer to resolve every deferred load queued so far, then detach its resolver.
-  // Waits at most `timeout_ms`; false if the writer did not get there in time.
-  bool EndResolving(uint32_t timeout_ms);
   // Drains everything queued so far, writes JIT_CODE_CLOSE and closes the files. Waits at most
   // `timeout_ms` for the writer thread; if the disk hangs, the JVM exits anyway.
   void Finish(uint64_t close_time, uint32_t timeout_ms);
@@ -71,34 +49,37 @@ class Writer {
   size_t ProcessAvailable();
 
  private:
-  struct LiveCode {
-    uint64_t size;
-    std::string name;
-  };
-
   void Run();
-  // With mutex_ held (released while the resolver works): acts on Begin/EndResolving.
-  void ServeResolverRequests(std::unique_lock<std::mutex>& lock);
-  Batch* ResolveDeferred(Batch* deferred);
-  bool IsDuplicate(const Batch& batch) const;
-  bool OverlapsLiveCode(uint64_t start, uint64_t size) const;
-  void PrepareLoad(Batch& batch);
+  // The names of a deferred load, from the resolver; false (counted) when there are none.
+  bool ResolveDeferred(const CodeEvent& load, LoadNames* names);
+  // One popped event: written, counted as a duplicate or lost, or applied (an unload). Frees it
+  // unless the batch took it; may throw (the caller counts the record and goes on).
+  void Process(CodeEvent* event);
+  class EventGuard;
+  void AddLoad(EventGuard& guard, const LoadNames& names);
+  // The load's timestamp, moved back to just after the last event that touched its range.
+  uint64_t Backdate(const CodeEvent& load);
+  void ApplyUnload(const CodeEvent& unload);
   void WritePending();
-  void ApplyUnload(const Batch& batch);
   void CompactPerfMap();
 
   const Options& options_;
   Stats& stats_;
   RecordQueue& queue_;
+  HandOff& hand_off_;
   jitdump::DumpFile dump_;
   PerfMapFile perf_map_;
   std::string dump_path_;
+  std::string shown_dump_path_;      // dump_path_ and the perf map's path as messages show them
+  std::string shown_perf_map_path_;
+  uint32_t pid_ = 0;
   uint64_t start_time_ = 0;
   uint64_t next_code_index_ = 1;
   CodeHistory history_;
-  std::map<uint64_t, LiveCode> live_;  // code_addr -> what is there now
-  std::vector<Batch*> pending_;        // batches whose records go into the next write
-  std::vector<struct iovec> iov_;
+  LiveCode live_;
+  DumpBatch batch_;                  // the records of pending_
+  std::vector<CodeEvent*> pending_;  // loads in batch_, freed once written
+  const std::function<void()> drain_;
 
   std::thread thread_;
   std::mutex mutex_;
@@ -107,12 +88,6 @@ class Writer {
   bool stop_requested_ = false;
   uint64_t close_time_ = 0;
   std::atomic<bool> finished_{false};
-  LoadResolver* resolver_ = nullptr;
-  // Guarded by mutex_.
-  bool attach_requested_ = false;
-  bool end_requested_ = false;
-  bool resolver_attached_ = false;
-  bool resolving_ended_ = false;
 };
 
 }  // namespace jitdump_agent

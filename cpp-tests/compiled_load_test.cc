@@ -1,17 +1,18 @@
 // A CompiledMethodLoad event as HotSpot delivers it (compile_info with PcDesc scope chains),
-// through the fake jvmtiEnv, into encoded records.
-#include "agent/compiled_load.h"
-
-#include "agent/deferred_load.h"
+// through the agent's callback and the fake JVM, into the code event it queues, and from there
+// into the records the writer encodes.
+#include "agent/callbacks.h"
 
 #include <gtest/gtest.h>
-
-#include <algorithm>
+#include <jvmti.h>
 #include <jvmticmlr.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
+#include "agent/dump_batch.h"
+#include "agent/jvm_resolver.h"
 #include "fake_jvmti.h"
 #include "test_dump_reader.h"
 
@@ -19,32 +20,49 @@ namespace jitdump_agent {
 namespace {
 
 using test_support::FakeClass;
+using test_support::FakeJvm;
 using test_support::FakeJvmti;
 using test_support::FakeMethod;
 
+// The bytes the writer appends for one load (timestamp as the callback took it, code_index 1),
+// after a fake file header, so the test walker can read them.
+std::vector<uint8_t> Encoded(const CodeEvent& load, const LoadNames& names) {
+  DumpBatch batch;
+  EXPECT_TRUE(batch.Add(load, names, 1234, load.timestamp, 1));
+  std::vector<uint8_t> bytes(40, 0);
+  bytes[8] = 40;
+  for (const struct iovec& iov : batch.Iovecs()) {
+    const auto* base = static_cast<const uint8_t*>(iov.iov_base);
+    bytes.insert(bytes.end(), base, base + iov.iov_len);
+  }
+  return bytes;
+}
+
+std::vector<test_support::TestRecord> Records(const CodeEvent& load, const LoadNames& names) {
+  return test_support::WalkRecords(Encoded(load, names));
+}
+
 class CompiledLoadTest : public ::testing::Test {
  protected:
-  // Payload bytes after a fake file header, so the test walker can read them.
-  std::vector<test_support::TestRecord> Records(const Batch* batch) {
-    std::vector<uint8_t> bytes(40 + batch->payload_size, 0);
-    bytes[8] = 40;
-    std::copy_n(batch->payload(), batch->payload_size, bytes.begin() + 40);
-    return test_support::WalkRecords(bytes);
-  }
+  void SetUp() override { FakeJvm::ActAsJvmThread(); }  // callbacks run on the JVM's threads
 
-  // The event as the callback builds it: scope chains copied out of compile_info.
-  CompiledLoadEvent Event(jmethodID method, const void* code, uint64_t code_size, const void* compile_info) {
-    pcs_.clear();
-    frames_.clear();
-    CollectScopes(compile_info, pcs_, frames_);
-    CompiledLoadEvent event;
-    event.method = method;
-    event.code_addr = reinterpret_cast<uintptr_t>(code);
-    event.code_size = code_size;
-    event.code = options_.code ? code : nullptr;
-    event.pcs = pcs_;
-    event.frames = frames_;
-    return event;
+  // The agent's state as Agent_OnLoad sets it up, without files. With `defer`, the writer's
+  // resolver is attached (by this thread, standing in for the writer) and loads are deferred.
+  AgentState& State(bool defer) {
+    state_ = std::make_unique<AgentState>(options_);
+    state_->jvmti = fake_.env();
+    state_->vm = jvm_.vm();
+    state_->pid = 1234;
+    naming_ = std::make_unique<JvmtiLoadNaming>(fake_.env(), state_->options, true, options_.lines, state_->stats);
+    state_->naming = naming_.get();
+    if (defer) {
+      resolver_ = std::make_unique<JvmResolver>(jvm_.vm(), fake_.env(), state_->options, true, options_.lines,
+                                                state_->stats);
+      state_->hand_off.SetResolver(resolver_.get());
+      state_->hand_off.BeginDeferring();
+      state_->hand_off.Serve([] {});
+    }
+    return *state_;
   }
 
   // HotSpot's compile_info for three PcDescs (pcs point into it): caller at bci 0; callee at
@@ -67,11 +85,12 @@ class CompiledLoadTest : public ::testing::Test {
     InlineCompileInfo(const InlineCompileInfo&) = delete;
   };
 
-  std::vector<ScopePc> pcs_;
-  std::vector<ScopeFrame> frames_;
   FakeJvmti fake_;
-  Stats stats_;
+  FakeJvm jvm_;
   Options options_;
+  std::unique_ptr<AgentState> state_;
+  std::unique_ptr<JvmtiLoadNaming> naming_;
+  std::unique_ptr<JvmResolver> resolver_;
   FakeClass caller_class_{"Lapp/Caller;", "Caller.java"};
   FakeClass callee_class_{"Lapp/util/Callee;", "Callee.java"};
   FakeMethod caller_{&caller_class_, "run", "([Ljava/lang/String;)V", {{0, 10}, {4, 11}, {9, 12}}};
@@ -82,17 +101,14 @@ class CompiledLoadTest : public ::testing::Test {
 TEST_F(CompiledLoadTest, RowsFollowPcDescEndSemanticsAndInlinedFramesCarryTheirOwnLines) {
   const uint64_t base = reinterpret_cast<uintptr_t>(code_);
   const InlineCompileInfo info(base, caller_.id(), callee_.id());
-
-  RecordQueue queue(options_, stats_);
-  MethodCache cache(fake_.env(), options_.names, true, 64, stats_);
-  const CompiledLoadContext context{cache, queue, stats_, options_, true, 1234};
-  CompiledLoadEvent event = Event(caller_.id(), code_, sizeof code_, &info.record);
-  event.timestamp = 99;
-  event.tid = 7;
+  AgentState& s = State(/*defer=*/false);
   code_[0] = 0x55;
-  Batch* batch = BuildCompiledLoad(context, event);
-  ASSERT_NE(batch, nullptr);
-  const auto records = Records(batch);
+  HandleCompiledMethodLoad(s, 99, caller_.id(), sizeof code_, code_, &info.record);
+  CodeEvent* load = s.queue.Pop();
+  ASSERT_NE(load, nullptr);
+  EXPECT_TRUE(load->resolved);
+  code_[0] = 0xcc;  // the JVM's memory changes after the callback
+  const auto records = Records(*load, load->names);
   ASSERT_EQ(records.size(), 2u);
   const auto& debug = records[0];
   ASSERT_EQ(debug.id, 2u);
@@ -107,12 +123,14 @@ TEST_F(CompiledLoadTest, RowsFollowPcDescEndSemanticsAndInlinedFramesCarryTheirO
   EXPECT_EQ(debug.entries[2].line, 12);
   EXPECT_EQ(debug.entries[3].addr, base + 0x50);  // closing row: line 12 ends at the last PcDesc
   EXPECT_EQ(debug.entries[3].line, 12);
-  const auto& load = records[1];
-  EXPECT_EQ(load.id, 0u);
-  EXPECT_EQ(load.name, "app.Caller.run(java.lang.String[])");
-  EXPECT_EQ(load.code_size, sizeof code_);
-  EXPECT_EQ(load.code[0], 0x55);  // copied inside the callback
-  queue.Free(batch);
+  const auto& code_load = records[1];
+  EXPECT_EQ(code_load.id, 0u);
+  EXPECT_EQ(code_load.timestamp, 99u);
+  EXPECT_EQ(code_load.name, "app.Caller.run(java.lang.String[])");
+  EXPECT_EQ(code_load.code_size, sizeof code_);
+  EXPECT_EQ(code_load.code[0], 0x55);  // copied inside the callback
+  s.queue.Free(load);
+  EXPECT_EQ(s.queue.bytes_in_flight(), 0u);
 }
 
 TEST_F(CompiledLoadTest, NativeWrapperWithoutPcDescsGetsNoDebugInfo) {
@@ -120,92 +138,92 @@ TEST_F(CompiledLoadTest, NativeWrapperWithoutPcDescsGetsNoDebugInfo) {
   jvmtiCompiledMethodLoadInlineRecord record{};
   record.header.kind = JVMTI_CMLR_INLINE_INFO;
   record.numpcs = 0;
-  RecordQueue queue(options_, stats_);
-  MethodCache cache(fake_.env(), options_.names, true, 64, stats_);
-  const CompiledLoadContext context{cache, queue, stats_, options_, true, 1};
-  const CompiledLoadEvent event = Event(caller_.id(), code_, 16, &record);
-  Batch* batch = BuildCompiledLoad(context, event);
-  ASSERT_NE(batch, nullptr);
-  const auto records = Records(batch);
+  AgentState& s = State(/*defer=*/false);
+  HandleCompiledMethodLoad(s, 1, caller_.id(), 16, code_, &record);
+  CodeEvent* load = s.queue.Pop();
+  ASSERT_NE(load, nullptr);
+  const auto records = Records(*load, load->names);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].id, 0u);
-  EXPECT_FALSE(batch->has_debug_info);
-  queue.Free(batch);
+  EXPECT_TRUE(load->names.lines.empty());
+  s.queue.Free(load);
 }
 
 TEST_F(CompiledLoadTest, CodeOffWritesZerosOfTheRightSize) {
   options_.code = false;
-  RecordQueue queue(options_, stats_);
-  MethodCache cache(fake_.env(), options_.names, false, 64, stats_);
-  const CompiledLoadContext context{cache, queue, stats_, options_, false, 1};
+  options_.lines = false;
+  AgentState& s = State(/*defer=*/false);
   code_[0] = 0x55;
-  const CompiledLoadEvent event = Event(caller_.id(), code_, 32, nullptr);
-  Batch* batch = BuildCompiledLoad(context, event);
-  ASSERT_NE(batch, nullptr);
-  const auto records = Records(batch);
+  HandleCompiledMethodLoad(s, 1, caller_.id(), 32, code_, nullptr);
+  CodeEvent* load = s.queue.Pop();
+  ASSERT_NE(load, nullptr);
+  const auto records = Records(*load, load->names);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].code, std::vector<uint8_t>(32, 0));
-  queue.Free(batch);
+  s.queue.Free(load);
 }
 
-// The writer-thread path: the callback copies the event into a deferred batch (and the code
-// bytes with it), the JVM's memory changes, and resolving the copy later gives the very records
-// resolving in the callback would have given.
+// The writer-thread path: the callback copies the event into a deferred load (and the code
+// bytes with it) and pins the method's class, the JVM's memory changes, and the writer's
+// resolver later gives the very records resolving in the callback would have given, and drops
+// the pin.
 TEST_F(CompiledLoadTest, DeferredLoadResolvesLaterToTheSameRecords) {
   const uint64_t base = reinterpret_cast<uintptr_t>(code_);
   auto info = std::make_unique<InlineCompileInfo>(base, caller_.id(), callee_.id());
   options_.inline_info = true;
-  RecordQueue queue(options_, stats_);
-  MethodCache direct_cache(fake_.env(), options_.names, true, 64, stats_);
-  MethodCache writer_cache(fake_.env(), options_.names, true, 64, stats_);
-  const CompiledLoadContext direct{direct_cache, queue, stats_, options_, true, 1234};
-  const CompiledLoadContext writer{writer_cache, queue, stats_, options_, true, 1234};
   code_[0] = 0x55;
   code_[0xff] = 0x66;
-  CompiledLoadEvent event = Event(caller_.id(), code_, sizeof code_, &info->record);
-  event.timestamp = 99;
-  event.tid = 7;
-  event.replayed = true;
-  Batch* expected = BuildCompiledLoad(direct, event);
-  Batch* deferred = BuildDeferredLoad(queue, event);
-  ASSERT_NE(expected, nullptr);
+  AgentState& direct = State(/*defer=*/false);
+  HandleCompiledMethodLoad(direct, 99, caller_.id(), sizeof code_, code_, &info->record);
+  CodeEvent* resolved_in_callback = direct.queue.Pop();
+  ASSERT_NE(resolved_in_callback, nullptr);
+  const std::vector<uint8_t> expected = Encoded(*resolved_in_callback, resolved_in_callback->names);
+  direct.queue.Free(resolved_in_callback);
+
+  AgentState& s = State(/*defer=*/true);
+  HandleCompiledMethodLoad(s, 99, caller_.id(), sizeof code_, code_, &info->record);
+  CodeEvent* deferred = s.queue.Pop();
   ASSERT_NE(deferred, nullptr);
-  EXPECT_EQ(deferred->kind, BatchKind::kDeferredLoad);
+  EXPECT_FALSE(deferred->resolved);
+  EXPECT_EQ(s.stats.deferred_loads.Get(), 1u);
+  EXPECT_NE(deferred->pin, 0u);
+  EXPECT_EQ(FakeJvm::live_global_refs(), 1);
 
   // What was valid only during the callback is gone or reused now.
   info.reset();
-  pcs_.assign(pcs_.size(), ScopePc{1, 0, 0});
-  frames_.assign(frames_.size(), ScopeFrame{nullptr, -1});
   const std::vector<uint8_t> original_code(code_, code_ + sizeof code_);
   std::fill(std::begin(code_), std::end(code_), 0xcc);
 
-  Batch* resolved = BuildCompiledLoad(writer, ReadDeferredLoad(*deferred), deferred);
-  ASSERT_NE(resolved, nullptr);
-  EXPECT_EQ(resolved->kind, BatchKind::kLoad);
-  EXPECT_TRUE(resolved->replayed);
-  EXPECT_TRUE(resolved->has_inline_info);
-  EXPECT_EQ(resolved->timestamp, 99u);
-  ASSERT_EQ(resolved->payload_size, expected->payload_size);
-  EXPECT_TRUE(std::equal(resolved->payload(), resolved->payload() + resolved->payload_size, expected->payload()));
-  const auto records = Records(resolved);
+  LoadNames names;
+  ASSERT_TRUE(resolver_->Resolve(*deferred, &names));
+  EXPECT_EQ(FakeJvm::live_global_refs(), 0) << "the pin is dropped once resolved";
+  EXPECT_NE(names.inline_info, nullptr);
+  EXPECT_EQ(deferred->timestamp, 99u);
+  const std::vector<uint8_t> bytes = Encoded(*deferred, names);
+  EXPECT_EQ(bytes, expected);
+  const auto records = test_support::WalkRecords(bytes);
   ASSERT_EQ(records.size(), 3u);
   EXPECT_EQ(records[2].code, original_code);
-  for (Batch* batch : {expected, deferred, resolved}) queue.Free(batch);
-  EXPECT_EQ(queue.bytes_in_flight(), 0u);
+  s.queue.Free(deferred);
+  EXPECT_EQ(s.queue.bytes_in_flight(), 0u);
 }
 
 TEST_F(CompiledLoadTest, DeferredLoadWithCodeOffCarriesNoCodeBytes) {
-  options_.code = false;
-  RecordQueue queue(options_, stats_);
-  const CompiledLoadEvent event = Event(caller_.id(), code_, sizeof code_, nullptr);
-  Batch* deferred = BuildDeferredLoad(queue, event);
+  Stats stats;
+  RecordQueue queue(options_, stats);
+  CodeBlob blob;
+  blob.code_addr = reinterpret_cast<uintptr_t>(code_);
+  blob.code_size = sizeof code_;
+  blob.code = nullptr;  // code=off
+  blob.replayed = true;
+  CodeEvent* deferred = NewDeferredLoad(queue, blob, caller_.mid(), {}, {}, 0);
   ASSERT_NE(deferred, nullptr);
-  EXPECT_LT(deferred->payload_size, 64u);  // a header, no scopes, no code
-  const CompiledLoadEvent read = ReadDeferredLoad(*deferred);
-  EXPECT_EQ(read.code, nullptr);
-  EXPECT_EQ(read.code_size, sizeof code_);
-  EXPECT_EQ(read.method, caller_.id());
-  EXPECT_TRUE(read.pcs.empty());
+  EXPECT_EQ(deferred->accounted, sizeof(CodeEvent));  // a header, no scopes, no code
+  EXPECT_EQ(deferred->code, nullptr);
+  EXPECT_EQ(deferred->code_size, sizeof code_);
+  EXPECT_EQ(deferred->method, caller_.mid());
+  EXPECT_TRUE(deferred->replayed);
+  EXPECT_TRUE(deferred->pcs.empty());
   queue.Free(deferred);
 }
 

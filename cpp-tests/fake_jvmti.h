@@ -1,11 +1,18 @@
-// A fake jvmtiEnv: a value-initialized JVMTI function table with only the slots the agent's
-// method lookups use, answering from plain structs. jmethodIDs are pointers to FakeMethod.
+// A fake JVM for the agent's JVMTI glue: a jvmtiEnv (a value-initialized JVMTI function table
+// with only the slots the agent uses, answering from plain structs; jmethodIDs are pointers to
+// FakeMethod) and a JavaVM with its JNIEnv, which track which threads are attached and which
+// global references are still held.
 #pragma once
 
+#include <jni.h>
 #include <jvmti.h>
 
+#include <atomic>
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "agent/code_event.h"
 
 namespace test_support {
 
@@ -22,7 +29,12 @@ struct FakeMethod {
   jlocation end_location = 100;
   bool native = false;
   bool valid = true;  // false: every call returns INVALID_METHODID (class unloaded)
+  // The first GetMethodDeclaringClass of this method takes this long: a callback descheduled
+  // in the middle (FakeJvmti::delays_begun() counts the delays begun).
+  int declaring_class_delay_ms = 0;
   jmethodID id() { return reinterpret_cast<jmethodID>(this); }
+  // The agent core's opaque spelling of id().
+  jitdump_agent::MethodId mid() { return reinterpret_cast<uintptr_t>(this); }
 };
 
 struct FakeJvmtiCalls {
@@ -30,6 +42,7 @@ struct FakeJvmtiCalls {
   int get_line_number_table = 0;
   int get_method_location = 0;
   int get_source_file_name = 0;
+  int unattached = 0;  // calls refused with JVMTI_ERROR_UNATTACHED_THREAD
 };
 
 class FakeJvmti {
@@ -37,10 +50,34 @@ class FakeJvmti {
   FakeJvmti();
   jvmtiEnv* env() { return &env_; }
   static FakeJvmtiCalls& calls();
+  // As in HotSpot, answer only threads the JVM knows (FakeJvm); off by default, so tests of
+  // plain lookups may call from any thread.
+  static bool& require_attached();
+  static std::atomic<int>& delays_begun();
 
  private:
   jvmtiInterface_1_ table_{};
   _jvmtiEnv env_{};
+};
+
+// A JavaVM and its JNIEnv. A thread is attached once it called AttachCurrentThreadAsDaemon or
+// ActAsJvmThread (what a thread the JVM runs callbacks on is), until DetachCurrentThread.
+class FakeJvm {
+ public:
+  FakeJvm();
+  ~FakeJvm();
+  JavaVM* vm() { return &vm_; }
+  // The calling thread becomes one of the JVM's own (attached for good).
+  static void ActAsJvmThread();
+  static bool CurrentThreadAttached();
+  // Global references created and not yet deleted.
+  static int live_global_refs();
+  static int attaches();
+  static int detaches();
+
+ private:
+  JNIInvokeInterface_ invoke_{};
+  JavaVM_ vm_{};
 };
 
 }  // namespace test_support

@@ -13,6 +13,9 @@
 
 #include "jitdump/encoder.h"
 #include "jitdump/format.h"
+#include "jitdump/read/consumer_rules.h"
+#include "jitdump/read/decoder.h"
+#include "jitdump/read/problem.h"
 
 // Comparison and printing for the record structs, found by ADL.
 namespace jitdump {
@@ -113,6 +116,57 @@ std::vector<T> Vec(std::span<const T> s) {
   return std::vector<T>(s.begin(), s.end());
 }
 
+// What jitdump's reader (samply's rules and `jitdump check`'s) says about the record, placed
+// before a CODE_LOAD of `code_size` bytes in an otherwise empty dump: "" when it accepts it,
+// else every problem, one per line. The builder never re-validates at run time; its tests do.
+std::string ReaderProblems(const jitdump::InlineDebugInfo& info, uint64_t code_size) {
+  std::vector<uint8_t> bytes(sizeof(jitdump::FileHeader));
+  const jitdump::FileHeader header = jitdump::MakeFileHeader({});
+  std::memcpy(bytes.data(), &header, sizeof header);
+  jitdump::CodeLoad load;
+  load.timestamp = info.timestamp;
+  load.code_addr = load.vma = kStart;
+  load.code_size = code_size;
+  load.code_index = 1;
+  load.name = "load";
+  const size_t at = bytes.size();
+  bytes.resize(at + jitdump::InlineDebugInfoSize(info) + jitdump::CodeLoadSize(load));
+  jitdump::EncodeCodeLoad(load, jitdump::EncodeInlineDebugInfo(info, bytes.data() + at));
+  std::string out;
+  for (const jitdump::Problem& problem : jitdump::Check(jitdump::Parse(bytes))) {
+    out += jitdump::FormatProblem(problem) + "\n";
+  }
+  return out;
+}
+
+// What the builder promises beyond those rules (inline_tree.h): every range non-empty, each
+// call's ranges ascending without overlap, line records strictly ascending.
+std::string BuilderPromiseBroken(const jitdump::InlineDebugInfo& info) {
+  size_t range = 0;
+  for (size_t i = 0; i < info.calls.size(); ++i) {
+    uint64_t end = 0;
+    for (uint32_t r = 0; r < info.calls[i].range_count && range < info.ranges.size(); ++r, ++range) {
+      const auto& rr = info.ranges[range];
+      if (rr.size == 0) return "call " + std::to_string(i) + ": empty range";
+      if (r > 0 && rr.start_offset < end) return "call " + std::to_string(i) + ": ranges overlap or descend";
+      end = uint64_t{rr.start_offset} + rr.size;
+    }
+  }
+  for (size_t i = 1; i < info.lines.size(); ++i) {
+    if (info.lines[i].code_offset <= info.lines[i - 1].code_offset) {
+      return "line record " + std::to_string(i) + ": not strictly ascending";
+    }
+  }
+  return {};
+}
+
+// "" when the record is what the builder must produce: accepted by the reader, and keeping the
+// builder's own promises.
+std::string Problems(const jitdump::InlineDebugInfo& info, uint64_t code_size) {
+  const std::string reader = ReaderProblems(info, code_size);
+  return reader.empty() ? BuilderPromiseBroken(info) : reader;
+}
+
 class InlineTreeTest : public ::testing::Test {
  protected:
   // a() in p/A.java lines 10-12, b() in p/A.java lines 20-21, c() in p/C.java lines 30-31.
@@ -139,7 +193,7 @@ TEST_F(InlineTreeTest, ChainABC) {
   EXPECT_EQ(Vec(info->ranges), (std::vector<SamplyRangeRecord>{{0x10, 0x20}, {0x20, 0x10}}));
   EXPECT_EQ(Vec(info->lines), (std::vector<SamplyLineRecord>{
                                   {0x00, 0, 10, 0}, {0x10, 0, 20, 0}, {0x20, 1, 31, 0}, {0x30, 0, 12, 0}}));
-  EXPECT_EQ(ValidateInlineDebugInfo(*info, 0x50), "");
+  EXPECT_EQ(Problems(*info, 0x50), "");
   EXPECT_EQ(StackAt(*info, 0x05), (std::vector<std::string>{"p.A.a"}));
   EXPECT_EQ(StackAt(*info, 0x15), (std::vector<std::string>{"p.A.a", "p.A.b"}));
   EXPECT_EQ(StackAt(*info, 0x25), (std::vector<std::string>{"p.A.a", "p.A.b", "p.C.c"}));
@@ -160,7 +214,7 @@ TEST_F(InlineTreeTest, MultiRangeAndSiblingCalls) {
                                   {0, 2, 1, 11, 0}, {0, 1, 1, 12, 0}, {0, 1, 2, 12, 0}}));
   EXPECT_EQ(Vec(info->ranges), (std::vector<SamplyRangeRecord>{{0x00, 0x18}, {0x20, 0x08}, {0x28, 0x08}, {0x30, 0x08}}));
   EXPECT_EQ(info->functions.size(), 3u);  // b counted once although called twice
-  EXPECT_EQ(ValidateInlineDebugInfo(*info, 0x40), "");
+  EXPECT_EQ(Problems(*info, 0x40), "");
   EXPECT_EQ(StackAt(*info, 0x1c), (std::vector<std::string>{"p.A.a"}));
   EXPECT_EQ(StackAt(*info, 0x22), (std::vector<std::string>{"p.A.a", "p.A.b"}));
 }
@@ -192,7 +246,7 @@ TEST_F(InlineTreeTest, NegativeBcis) {
                                   {0, 1, 1, 11, 0}, {0, 1, 1, 10, 0}, {1, 1, 2, 20, 0}}));
   EXPECT_EQ(Vec(info->lines), (std::vector<SamplyLineRecord>{
                                   {0x00, 0, 10, 0}, {0x04, 0, 20, 0}, {0x08, 1, 30, 0}, {0x0c, 0, 10, 0}}));
-  EXPECT_EQ(ValidateInlineDebugInfo(*info, 0x10), "");
+  EXPECT_EQ(Problems(*info, 0x10), "");
 }
 
 TEST_F(InlineTreeTest, MethodsWithoutLinesAndNullFrames) {
@@ -207,7 +261,7 @@ TEST_F(InlineTreeTest, MethodsWithoutLinesAndNullFrames) {
       .Add(0x48, {{nullptr, 0}});                       // a chain whose root itself is unknown
   const auto* info = builder_.Build(0, kStart, 0x50, a_, sites.view());
   ASSERT_NE(info, nullptr);
-  EXPECT_EQ(ValidateInlineDebugInfo(*info, 0x50), "");
+  EXPECT_EQ(Problems(*info, 0x50), "");
   EXPECT_EQ(FunctionName(*info, 0), "p.A.a");
   for (const auto& f : info->functions) {
     ASSERT_LT(f.file_index, info->files.size());
@@ -246,7 +300,7 @@ TEST_F(InlineTreeTest, Depth17) {
   sites.Add(0x10, deep).Add(0x20, half).Add(0x30, deep);
   const auto* info = builder_.Build(0, kStart, 0x30, methods[0], sites.view());
   ASSERT_NE(info, nullptr);
-  EXPECT_EQ(ValidateInlineDebugInfo(*info, 0x30), "");
+  EXPECT_EQ(Problems(*info, 0x30), "");
   ASSERT_EQ(info->calls.size(), size_t{kLevels});
   for (int i = 0; i < kLevels; ++i) {
     EXPECT_EQ(info->calls[i].depth, uint32_t(i));
@@ -278,7 +332,7 @@ TEST_F(InlineTreeTest, DfsOrderWithBranching) {
   EXPECT_EQ(Vec(info->ranges), (std::vector<SamplyRangeRecord>{
                                    {0x00, 0x08}, {0x0c, 0x04}, {0x00, 0x04}, {0x0c, 0x04}, {0x08, 0x04}, {0x08, 0x04}}));
   EXPECT_EQ(info->calls[0].range_count, 2u);
-  EXPECT_EQ(ValidateInlineDebugInfo(*info, 0x10), "");
+  EXPECT_EQ(Problems(*info, 0x10), "");
 }
 
 TEST_F(InlineTreeTest, SkipsEmptyOutOfOrderAndOutsideSites) {
@@ -294,7 +348,7 @@ TEST_F(InlineTreeTest, SkipsEmptyOutOfOrderAndOutsideSites) {
   EXPECT_EQ(Vec(info->calls), (std::vector<SamplyInlineCallRecord>{{0, 1, 1, 11, 0}}));
   EXPECT_EQ(Vec(info->ranges), (std::vector<SamplyRangeRecord>{{0x10, 0x10}}));
   EXPECT_EQ(info->functions.size(), 2u);  // c never made it in
-  EXPECT_EQ(ValidateInlineDebugInfo(*info, 0x20), "");
+  EXPECT_EQ(Problems(*info, 0x20), "");
 }
 
 TEST_F(InlineTreeTest, NothingToDescribe) {
@@ -334,7 +388,7 @@ TEST_F(InlineTreeTest, ReuseDoesNotLeakState) {
   EXPECT_EQ(Strings(info->function_names), (std::vector<std::string>{"p.A.b", "p.A.a"}));
   EXPECT_EQ(Vec(info->calls), (std::vector<SamplyInlineCallRecord>{{0, 1, 1, 21, 0}}));
   EXPECT_EQ(Vec(info->ranges), (std::vector<SamplyRangeRecord>{{0x08, 0x08}}));
-  EXPECT_EQ(ValidateInlineDebugInfo(*info, 0x10), "");
+  EXPECT_EQ(Problems(*info, 0x10), "");
 }
 
 TEST_F(InlineTreeTest, RecursiveInliningUsesOneFunction) {
@@ -383,7 +437,7 @@ TEST(InlineTreePropertyTest, RandomChainsRoundTrip) {
     const uint64_t code_size = pc + rng() % 50;
     const auto* info = builder.Build(round, kStart, code_size, methods[0], sites.view());
     ASSERT_NE(info, nullptr);
-    ASSERT_EQ(ValidateInlineDebugInfo(*info, code_size), "") << "round " << round;
+    ASSERT_EQ(Problems(*info, code_size), "") << "round " << round;
     uint64_t start = 0;
     for (size_t s = 0; s < chains.size(); ++s) {
       std::vector<std::string> expected{"m0"};
@@ -415,7 +469,9 @@ TEST(InlineTreePropertyTest, RandomChainsRoundTrip) {
   }
 }
 
-TEST(ValidateInlineDebugInfoTest, RejectsBrokenRecords) {
+// The checks the tests above rely on reject what they must: the reader for samply's rules, the
+// builder's promises for the rest.
+TEST(InlineRecordChecksTest, RejectBrokenRecords) {
   std::vector<std::string_view> files{"F.java"};
   std::vector<std::string_view> names{"f", "g"};
   std::vector<SamplyFunctionRecord> functions{{0, 0, 1, 0, 0}, {1, 0, 5, 0, 0}};
@@ -432,53 +488,53 @@ TEST(ValidateInlineDebugInfoTest, RejectsBrokenRecords) {
     i.lines = lines;
     return i;
   };
-  EXPECT_EQ(ValidateInlineDebugInfo(info(), 16), "");
-  EXPECT_NE(ValidateInlineDebugInfo(info(), 15), "");  // range past the code
+  EXPECT_EQ(Problems(info(), 16), "");
+  EXPECT_NE(Problems(info(), 15), "");  // range past the code
 
   calls[1].depth = 2;
-  EXPECT_NE(ValidateInlineDebugInfo(info(), 16).find("DFS"), std::string::npos);
+  EXPECT_NE(Problems(info(), 16).find("deeper than previous depth"), std::string::npos);
   calls[1].depth = 1;
   calls[0].depth = 1;
-  EXPECT_NE(ValidateInlineDebugInfo(info(), 16).find("DFS"), std::string::npos);
+  EXPECT_NE(Problems(info(), 16).find("inline call 0 has depth 1"), std::string::npos);
   calls[0].depth = 0;
 
   calls[1].function_index = 2;
-  EXPECT_NE(ValidateInlineDebugInfo(info(), 16).find("function index"), std::string::npos);
+  EXPECT_NE(Problems(info(), 16).find("function_index 2 out of range"), std::string::npos);
   calls[1].function_index = 1;
 
   functions[1].file_index = 1;
-  EXPECT_NE(ValidateInlineDebugInfo(info(), 16).find("file index"), std::string::npos);
+  EXPECT_NE(Problems(info(), 16).find("file_index 1 out of range"), std::string::npos);
   functions[1].file_index = 0;
   functions[1].function_name_index = 2;
-  EXPECT_NE(ValidateInlineDebugInfo(info(), 16).find("name index"), std::string::npos);
+  EXPECT_NE(Problems(info(), 16).find("function_name_index 2 out of range"), std::string::npos);
   functions[1].function_name_index = 1;
 
-  calls[1].range_count = 2;
-  EXPECT_NE(ValidateInlineDebugInfo(info(), 16).find("past the range list"), std::string::npos);
+  calls[1].range_count = 2;  // past the range list
+  EXPECT_NE(Problems(info(), 16).find("inline calls use 3 ranges but range_count is 2"), std::string::npos);
   calls[1].range_count = 0;
-  EXPECT_NE(ValidateInlineDebugInfo(info(), 16).find("no ranges"), std::string::npos);
+  EXPECT_NE(Problems(info(), 16).find("range_count 0"), std::string::npos);
   calls[1].range_count = 1;
 
   ranges[1].size = 0;
-  EXPECT_NE(ValidateInlineDebugInfo(info(), 16).find("empty"), std::string::npos);
+  EXPECT_NE(Problems(info(), 16).find("empty"), std::string::npos);
   ranges[1].size = 4;
 
   lines[1].code_offset = 0;
-  EXPECT_NE(ValidateInlineDebugInfo(info(), 16).find("ascending"), std::string::npos);
+  EXPECT_NE(Problems(info(), 16).find("ascending"), std::string::npos);
   lines[1].code_offset = 16;
-  EXPECT_NE(ValidateInlineDebugInfo(info(), 16).find("outside"), std::string::npos);
+  EXPECT_NE(Problems(info(), 16).find("outside the next CODE_LOAD"), std::string::npos);
   lines[1].code_offset = 4;
 
-  ranges.push_back({8, 4});
-  EXPECT_NE(ValidateInlineDebugInfo(info(), 16).find("longer"), std::string::npos);
+  ranges.push_back({8, 4});  // the range list is longer than the calls use
+  EXPECT_NE(Problems(info(), 16).find("inline calls use 2 ranges but range_count is 3"), std::string::npos);
   calls[1].range_count = 2;
   ranges[2] = {6, 4};  // overlaps {4,4}
-  EXPECT_NE(ValidateInlineDebugInfo(info(), 16).find("overlaps"), std::string::npos);
+  EXPECT_NE(Problems(info(), 16).find("overlap"), std::string::npos);
   ranges[2] = {8, 4};
-  EXPECT_EQ(ValidateInlineDebugInfo(info(), 16), "");
+  EXPECT_EQ(Problems(info(), 16), "");
 
   functions.clear();
-  EXPECT_NE(ValidateInlineDebugInfo(info(), 16), "");
+  EXPECT_NE(Problems(info(), 16), "");
 }
 
 // The encoded record, byte for byte, against the layout of seed 002 (samply's

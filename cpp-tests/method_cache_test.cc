@@ -1,5 +1,7 @@
-// The JVMTI-facing lookups, against a fake jvmtiEnv.
+// The method cache over the JVMTI lookups, against a fake jvmtiEnv.
 #include "agent/method_cache.h"
+
+#include "agent/jvmti_method_lookup.h"
 
 #include <gtest/gtest.h>
 
@@ -24,10 +26,11 @@ class MethodCacheTest : public ::testing::Test {
 };
 
 TEST_F(MethodCacheTest, ResolvesNameFileAndSortedLines) {
-  MethodCache cache(fake_.env(), NameStyle::kJava, true, 16, stats_);
+  JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJava, true, stats_);
+  MethodCache cache(lookup, 16, stats_);
   auto lock = cache.Lock();
   cache.BeginCallback();
-  const MethodInfo* info = cache.Get(get_node_.id());
+  const MethodInfo* info = cache.Get(get_node_.mid());
   EXPECT_EQ(info->name, "java.util.HashMap.getNode(int, java.lang.Object)");
   EXPECT_EQ(info->source.function, "java.util.HashMap.getNode");
   EXPECT_EQ(info->source.file, "java/util/HashMap.java");
@@ -36,61 +39,66 @@ TEST_F(MethodCacheTest, ResolvesNameFileAndSortedLines) {
 }
 
 TEST_F(MethodCacheTest, MissingLineInformationIsNotAnError) {
-  MethodCache cache(fake_.env(), NameStyle::kJava, true, 16, stats_);
+  JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJava, true, stats_);
+  MethodCache cache(lookup, 16, stats_);
   auto lock = cache.Lock();
   cache.BeginCallback();
-  const MethodInfo* info = cache.Get(lambda_.id());
+  const MethodInfo* info = cache.Get(lambda_.mid());
   EXPECT_EQ(info->name, "Work$$Lambda.0x0000000800c01000.apply(java.lang.Object)");
   EXPECT_FALSE(info->source.has_lines());
   EXPECT_EQ(stats_.lookup_errors.Get(), 0u);
 }
 
 TEST_F(MethodCacheTest, EachMethodIsLookedUpOnceAndValidatedOncePerCallback) {
-  MethodCache cache(fake_.env(), NameStyle::kJava, true, 16, stats_);
+  JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJava, true, stats_);
+  MethodCache cache(lookup, 16, stats_);
   auto lock = cache.Lock();
   cache.BeginCallback();
   for (int i = 0; i < 50; ++i) {
-    cache.Get(get_node_.id());
-    cache.Get(lambda_.id());
+    cache.Get(get_node_.mid());
+    cache.Get(lambda_.mid());
   }
   EXPECT_EQ(FakeJvmti::calls().get_method_name, 2);
   EXPECT_EQ(FakeJvmti::calls().get_line_number_table, 1);  // the lambda has no SourceFile: not asked
   const int locations = FakeJvmti::calls().get_method_location;
   cache.BeginCallback();
-  cache.Get(get_node_.id());
-  cache.Get(get_node_.id());
+  cache.Get(get_node_.mid());
+  cache.Get(get_node_.mid());
   EXPECT_EQ(FakeJvmti::calls().get_method_location, locations + 1);
   EXPECT_EQ(FakeJvmti::calls().get_method_name, 2);
 }
 
 TEST_F(MethodCacheTest, RedefinitionThatChangesTheBytecodeIsNoticed) {
-  MethodCache cache(fake_.env(), NameStyle::kJava, true, 16, stats_);
+  JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJava, true, stats_);
+  MethodCache cache(lookup, 16, stats_);
   auto lock = cache.Lock();
   cache.BeginCallback();
-  EXPECT_EQ(cache.Get(get_node_.id())->source.lines.LineAt(25), 575);
+  EXPECT_EQ(cache.Get(get_node_.mid())->source.lines.LineAt(25), 575);
   get_node_.lines = {{0, 700}};
   get_node_.end_location = 42;
   cache.BeginCallback();
-  EXPECT_EQ(cache.Get(get_node_.id())->source.lines.LineAt(25), 700);
+  EXPECT_EQ(cache.Get(get_node_.mid())->source.lines.LineAt(25), 700);
 }
 
 TEST_F(MethodCacheTest, EvictedMethodsAreResolvedAgain) {
-  MethodCache cache(fake_.env(), NameStyle::kJava, true, 16, stats_);
+  JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJava, true, stats_);
+  MethodCache cache(lookup, 16, stats_);
   auto lock = cache.Lock();
   cache.BeginCallback();
-  cache.Get(get_node_.id());
-  cache.Evict(get_node_.id());
+  cache.Get(get_node_.mid());
+  cache.Evict(get_node_.mid());
   cache.BeginCallback();
-  cache.Get(get_node_.id());
+  cache.Get(get_node_.mid());
   EXPECT_EQ(FakeJvmti::calls().get_method_name, 2);
 }
 
 TEST_F(MethodCacheTest, UnloadedMethodGetsAPlaceholderAndIsCounted) {
   get_node_.valid = false;
-  MethodCache cache(fake_.env(), NameStyle::kJava, true, 16, stats_);
+  JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJava, true, stats_);
+  MethodCache cache(lookup, 16, stats_);
   auto lock = cache.Lock();
   cache.BeginCallback();
-  const MethodInfo* info = cache.Get(get_node_.id());
+  const MethodInfo* info = cache.Get(get_node_.mid());
   EXPECT_FALSE(info->resolved);
   EXPECT_EQ(info->name, "[unknown Java method]");
   EXPECT_EQ(stats_.lookup_errors.Get(), 1u);
@@ -98,20 +106,22 @@ TEST_F(MethodCacheTest, UnloadedMethodGetsAPlaceholderAndIsCounted) {
 
 TEST_F(MethodCacheTest, SizeStaysWithinTheBound) {
   std::vector<FakeMethod> methods(100, get_node_);
-  MethodCache cache(fake_.env(), NameStyle::kJava, true, 8, stats_);
+  JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJava, true, stats_);
+  MethodCache cache(lookup, 8, stats_);
   auto lock = cache.Lock();
   for (FakeMethod& m : methods) {
     cache.BeginCallback();
-    cache.Get(m.id());
+    cache.Get(m.mid());
     EXPECT_LE(cache.size(), 8u);
   }
 }
 
 TEST_F(MethodCacheTest, CacheOffStillResolves) {
-  MethodCache cache(fake_.env(), NameStyle::kJvm, false, 0, stats_);
+  JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJvm, false, stats_);
+  MethodCache cache(lookup, 0, stats_);
   auto lock = cache.Lock();
   cache.BeginCallback();
-  EXPECT_EQ(cache.Get(get_node_.id())->name, "Ljava/util/HashMap;getNode(ILjava/lang/Object;)Ljava/util/HashMap$Node;");
+  EXPECT_EQ(cache.Get(get_node_.mid())->name, "Ljava/util/HashMap;getNode(ILjava/lang/Object;)Ljava/util/HashMap$Node;");
   EXPECT_EQ(FakeJvmti::calls().get_line_number_table, 0);  // lines=off
 }
 
@@ -119,18 +129,19 @@ TEST_F(MethodCacheTest, CacheOffStillResolves) {
 TEST_F(MethodCacheTest, CacheOffKeepsTheMethodsOfOneCallbackApart) {
   // Frames of one load keep pointers to every method they name: with cache=0 those must still
   // be distinct entries for the whole callback, and nothing is kept for the next one.
-  MethodCache cache(fake_.env(), NameStyle::kJava, true, 0, stats_);
+  JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJava, true, stats_);
+  MethodCache cache(lookup, 0, stats_);
   auto lock = cache.Lock();
   cache.BeginCallback();
-  const MethodInfo* node = cache.Get(get_node_.id());
-  const MethodInfo* lambda = cache.Get(lambda_.id());
+  const MethodInfo* node = cache.Get(get_node_.mid());
+  const MethodInfo* lambda = cache.Get(lambda_.mid());
   EXPECT_NE(node, lambda);
   EXPECT_EQ(node->source.file, "java/util/HashMap.java");
   EXPECT_EQ(node->source.lines.LineAt(25), 575);
-  EXPECT_EQ(cache.Get(get_node_.id()), node);
+  EXPECT_EQ(cache.Get(get_node_.mid()), node);
   cache.BeginCallback();
   EXPECT_EQ(cache.size(), 0u);
-  cache.Get(get_node_.id());
+  cache.Get(get_node_.mid());
   EXPECT_EQ(FakeJvmti::calls().get_method_name, 3);
 }
 
@@ -141,27 +152,29 @@ TEST_F(MethodCacheTest, ManyDistinctMethodsInOneCallbackEachGetTheirOwnEntry) {
     methods.push_back(get_node_);
     methods.back().lines = {{0, 1000 + i}};
   }
-  MethodCache cache(fake_.env(), NameStyle::kJava, true, 1024, stats_);
+  JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJava, true, stats_);
+  MethodCache cache(lookup, 1024, stats_);
   auto lock = cache.Lock();
   cache.BeginCallback();
   for (int round = 0; round < 3; ++round) {
-    for (int i = 0; i < 40; ++i) EXPECT_EQ(cache.Get(methods[i].id())->source.lines.LineAt(0), 1000 + i);
+    for (int i = 0; i < 40; ++i) EXPECT_EQ(cache.Get(methods[i].mid())->source.lines.LineAt(0), 1000 + i);
   }
   EXPECT_EQ(FakeJvmti::calls().get_method_name, 40);
   const int locations = FakeJvmti::calls().get_method_location;
   cache.BeginCallback();
-  for (int i = 0; i < 40; ++i) cache.Get(methods[i].id());
+  for (int i = 0; i < 40; ++i) cache.Get(methods[i].mid());
   EXPECT_EQ(FakeJvmti::calls().get_method_location, locations + 40);  // validated once each
 }
 
 
 TEST_F(MethodCacheTest, NearTheBoundEntriesAreShedGraduallyNotAllAtOnce) {
   std::vector<FakeMethod> methods(400, get_node_);
-  MethodCache cache(fake_.env(), NameStyle::kJava, true, 64, stats_);
+  JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJava, true, stats_);
+  MethodCache cache(lookup, 64, stats_);
   auto lock = cache.Lock();
   for (FakeMethod& m : methods) {  // one new method per callback, as most loads bring
     cache.BeginCallback();
-    cache.Get(m.id());
+    cache.Get(m.mid());
     EXPECT_LE(cache.size(), 64u);
   }
   EXPECT_EQ(stats_.method_cache_clears.Get(), 0u);
@@ -171,7 +184,7 @@ TEST_F(MethodCacheTest, NearTheBoundEntriesAreShedGraduallyNotAllAtOnce) {
   // for long: the next callback empties the cache.
   cache.BeginCallback();
   std::vector<FakeMethod> burst(100, get_node_);
-  for (FakeMethod& m : burst) cache.Get(m.id());
+  for (FakeMethod& m : burst) cache.Get(m.mid());
   cache.BeginCallback();
   EXPECT_EQ(cache.size(), 0u);
   EXPECT_EQ(stats_.method_cache_clears.Get(), 1u);

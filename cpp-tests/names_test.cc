@@ -64,11 +64,16 @@ TEST(NamesTest, ModifiedUtf8BecomesStandardUtf8) {
   EXPECT_EQ(ModifiedUtf8ToUtf8("\xED"), "\xED");                                 // truncated: left alone
 }
 
+// Spelled where the names are made: "" means the name itself is what the perf map gets.
 TEST(NamesTest, PerfMapNamesNeverCarrySemicolons) {
-  EXPECT_EQ(PerfMapName("Ljava/lang/String;hashCode()I"), "java.lang.String.hashCode()");
-  EXPECT_EQ(PerfMapName("LWork;main([Ljava/lang/String;)V"), "Work.main(java.lang.String[])");
-  EXPECT_EQ(PerfMapName("java.util.HashMap.getNode(int)"), "java.util.HashMap.getNode(int)");
-  EXPECT_EQ(PerfMapName("odd;stub"), "odd:stub");
+  EXPECT_EQ(PerfMapMethodName(NameStyle::kJvm, "Ljava/lang/String;", "hashCode", "()I"), "java.lang.String.hashCode()");
+  EXPECT_EQ(PerfMapMethodName(NameStyle::kJvm, "LWork;", "main", "([Ljava/lang/String;)V"),
+            "Work.main(java.lang.String[])");
+  EXPECT_EQ(FormatMethodName(NameStyle::kJava, "Ljava/util/HashMap;", "getNode", "(I)V"), "java.util.HashMap.getNode(int)");
+  EXPECT_EQ(PerfMapMethodName(NameStyle::kJava, "Ljava/util/HashMap;", "getNode", "(I)V"), "");
+  EXPECT_EQ(PerfMapMethodName(NameStyle::kSimple, "Ljava/util/HashMap;", "getNode", "(I)V"), "");
+  EXPECT_EQ(PerfMapStubName("odd;stub"), "odd:stub");
+  EXPECT_EQ(PerfMapStubName("call_stub"), "");
 }
 
 TEST(NamesTest, StubNamesAreVerbatimButOneLine) {

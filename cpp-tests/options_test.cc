@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
 #include "agent/config.h"
 
 namespace jitdump_agent {
@@ -99,6 +103,73 @@ TEST(OptionsTest, ParseSizeSuffixes) {
   EXPECT_EQ(ParseSize("1G"), 1u << 30);
   EXPECT_FALSE(ParseSize("M").has_value());
   EXPECT_FALSE(ParseSize("99999999999999999999").has_value());
+}
+
+// The README's options table: the option table rendered as Markdown.
+std::string MarkdownTable() {
+  const auto cell = [](std::string_view text) {  // '|' would end the cell
+    std::string out;
+    for (char c : text) {
+      if (c == '|') out += '\\';
+      out.push_back(c);
+    }
+    return out;
+  };
+  std::string out = "| option | default | meaning |\n|---|---|---|\n";
+  for (const OptionSpec& spec : OptionTable()) {
+    std::string usage(spec.key);
+    if (!spec.syntax.empty()) usage += "=" + std::string(spec.syntax);
+    out += "| `" + cell(usage) + "` | " + cell(spec.default_text) + " | " + cell(spec.meaning) + " |\n";
+  }
+  return out;
+}
+
+// The README's options table is the option table rendered: the two cannot drift. (After a
+// change to agent/options.cc, paste the table this prints into README.md.)
+TEST(OptionsTableTest, ReadmeTableIsTheOptionTable) {
+  std::ifstream in(JITDUMPAGENT_README);
+  ASSERT_TRUE(in) << "cannot read " << JITDUMPAGENT_README;
+  std::string line, table;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (line == "| option | default | meaning |") inside = true;
+    if (inside && line.empty()) break;
+    if (inside) table += line + "\n";
+  }
+  EXPECT_EQ(table, MarkdownTable()) << "README.md's options table differs from agent/options.cc's; "
+                                       "the table should read:\n" << MarkdownTable();
+}
+
+// Every default the table documents, parsed as a value of its key, is the default Options has.
+// Four defaults are not values but "none" (–, nothing) or a description of perf's layout.
+TEST(OptionsTableTest, DocumentedDefaultsAreTheDefaults) {
+  const std::vector<std::string_view> described = {"dir", "stats", "config", "help"};
+  size_t checked = 0;
+  for (const OptionSpec& spec : OptionTable()) {
+    if (std::find(described.begin(), described.end(), spec.key) != described.end()) continue;
+    Options o;
+    const std::string option = std::string(spec.key) + "=" + std::string(spec.default_text);
+    ASSERT_TRUE(ParseOptions(option, o).ok()) << option;
+    EXPECT_EQ(o, Options()) << option << " is documented as the default but is not";
+    ++checked;
+  }
+  EXPECT_EQ(checked + described.size(), OptionTable().size());
+  const Options defaults;
+  EXPECT_TRUE(defaults.dir.empty() && defaults.stats.empty() && defaults.config.empty() && !defaults.help);
+}
+
+TEST(OptionsTableTest, HelpAndTheUnknownKeyMessageNameEveryKey) {
+  Options o;
+  const ParseResult r = ParseOptions("colour=blue", o);
+  ASSERT_EQ(r.errors.size(), 1u);
+  for (const OptionSpec& spec : OptionTable()) {
+    const std::string key(spec.key);
+    EXPECT_NE(OptionsHelp().find("\n  " + key), std::string::npos) << key;
+    EXPECT_NE(r.errors[0].message.find(key), std::string::npos) << key;
+  }
+  EXPECT_NE(r.errors[0].message.find("known: dir, lines, code"), std::string::npos) << r.errors[0].message;
+  EXPECT_NE(OptionsHelp().find("Usage: java -agentpath:"), std::string::npos);
+  EXPECT_NE(OptionsHelp().find("names=java|jvm|simple  (default: java)"), std::string::npos) << OptionsHelp();
 }
 
 bool ReadFixture(const std::string& path, std::string* contents) {

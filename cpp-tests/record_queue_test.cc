@@ -1,9 +1,11 @@
 // The queue between the callbacks and the writer: its node pool grows on demand and stops at
-// its bound, and the byte budget is released as batches are freed.
+// its bound, and the byte budget is released as events are freed. (That resolving a deferred
+// load takes no budget is WriterTest.ResolvingADeferredLoadTakesNoBudget.)
 #include "agent/record_queue.h"
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 namespace jitdump_agent {
@@ -17,59 +19,57 @@ TEST(RecordQueueTest, NodePoolGrowsOnDemandAndStopsAtItsBound) {
   constexpr int kPushes = 70000;
   int pushed = 0;
   for (int i = 0; i < kPushes; ++i) {
-    Batch* batch = queue.Allocate(0);
-    ASSERT_NE(batch, nullptr) << "the byte budget is far from full here";
-    if (queue.Push(batch)) ++pushed;
+    CodeEvent* event = queue.Allocate(0);
+    ASSERT_NE(event, nullptr) << "the byte budget is far from full here";
+    if (queue.Push(event)) ++pushed;
   }
   EXPECT_EQ(pushed, 65536);
   EXPECT_EQ(stats.lost_queue_full.Get(), static_cast<uint64_t>(kPushes - pushed));
   EXPECT_EQ(queue.records_in_flight(), 65536u);
   int popped = 0;
-  while (Batch* batch = queue.Pop()) {
-    queue.Free(batch);
+  while (CodeEvent* event = queue.Pop()) {
+    queue.Free(event);
     ++popped;
   }
   EXPECT_EQ(popped, pushed);
   EXPECT_EQ(queue.bytes_in_flight(), 0u);
   // The grown pool is reused: pushing again needs no new nodes and still succeeds.
-  Batch* again = queue.Allocate(16);
+  CodeEvent* again = queue.Allocate(16);
   ASSERT_NE(again, nullptr);
   EXPECT_TRUE(queue.Push(again));
   queue.Free(queue.Pop());
 }
 
-// The writer resolving a deferred load: the finished batch takes over the deferred one's bytes,
-// so the two together never count twice and resolving never passes the budget.
-TEST(RecordQueueTest, AReplacementInheritsTheBudgetOfWhatItReplaces) {
+// overflow=wait: a record larger than the whole budget is dropped at once (its thread must not
+// wait wait_ms for room that can never be there), while one that merely finds the budget full
+// waits. The pressure handler runs when a producer starts waiting, so it tells the two apart.
+TEST(RecordQueueTest, UnderOverflowWaitARecordLargerThanTheBudgetIsDroppedAtOnce) {
   Options options;
   options.budget_bytes = 64 << 10;
-  options.overflow = Overflow::kWait;  // the writer must not wait even so
+  options.overflow = Overflow::kWait;
+  options.wait_ms = 20;
   Stats stats;
   RecordQueue queue(options, stats);
-  Batch* deferred = queue.Allocate(40 << 10);
-  ASSERT_NE(deferred, nullptr);
-  const uint64_t full = queue.bytes_in_flight();
+  int waits = 0;
+  queue.SetPressureHandler([](void* count) { ++*static_cast<int*>(count); }, &waits);
 
-  Batch* smaller = queue.AllocateReplacing(*deferred, 30 << 10);
-  ASSERT_NE(smaller, nullptr);
-  EXPECT_EQ(queue.bytes_in_flight(), full) << "no new bytes: all inherited";
-  queue.Free(deferred);
-  EXPECT_EQ(queue.bytes_in_flight(), sizeof(Batch) + (30 << 10));
-  queue.Free(smaller);
-  EXPECT_EQ(queue.bytes_in_flight(), 0u);
-
-  deferred = queue.Allocate(20 << 10);
-  Batch* other = queue.Allocate(30 << 10);  // what producers queued meanwhile
-  ASSERT_NE(other, nullptr);
-  Batch* larger = queue.AllocateReplacing(*deferred, 30 << 10);  // 10 KiB more: fits
-  ASSERT_NE(larger, nullptr);
-  EXPECT_LE(stats.queue_bytes_high.Get(), options.budget_bytes);
-  Batch* too_large = queue.AllocateReplacing(*other, 60 << 10);  // 30 KiB more: does not
-  EXPECT_EQ(too_large, nullptr);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(queue.Allocate(options.budget_bytes), nullptr);  // plus the event header: too big
+  EXPECT_EQ(waits, 0) << "waited for a record that can never fit";
   EXPECT_EQ(stats.lost_budget.Get(), 1u);
-  EXPECT_LE(stats.queue_bytes_high.Get(), options.budget_bytes);
-  for (Batch* batch : {deferred, other, larger}) queue.Free(batch);
-  EXPECT_EQ(queue.bytes_in_flight(), 0u);
+
+  CodeEvent* most = queue.Allocate(options.budget_bytes - sizeof(CodeEvent));  // fills the budget
+  ASSERT_NE(most, nullptr);
+  EXPECT_EQ(queue.Allocate(1), nullptr);  // fits the budget, not what is left of it: waits, then drops
+  EXPECT_EQ(waits, 1);
+  EXPECT_EQ(stats.lost_budget.Get(), 2u);
+  queue.Free(most);
+  const std::string log = testing::internal::GetCapturedStderr();
+
+  // One warning each, saying what helps under overflow=wait (not "use overflow=wait").
+  EXPECT_NE(log.find("larger than the whole record budget"), std::string::npos) << log;
+  EXPECT_NE(log.find("raise budget= or wait_ms="), std::string::npos) << log;
+  EXPECT_EQ(log.find("use overflow=wait"), std::string::npos) << log;
 }
 
 }  // namespace

@@ -66,6 +66,33 @@ TEST(StatsTest, JsonCarriesEveryCounter) {
   EXPECT_EQ(s.LostTotal(), 3u);
 }
 
+TEST(StatsTest, EveryLostCauseCountsInTheTotal) {
+  Stats s;
+  Counter* causes[] = {&s.lost_budget,      &s.lost_queue_full,  &s.lost_allocation, &s.lost_write_error,
+                       &s.lost_after_close, &s.lost_no_output,   &s.lost_unresolved, &s.lost_writer_error, &s.lost_writer_stalled};
+  uint64_t n = 0;
+  for (Counter* cause : causes) cause->Add(++n);
+  EXPECT_EQ(s.LostTotal(), n * (n + 1) / 2);
+  const std::string json = s.ToJson("", "");
+  EXPECT_NE(json.find("\"writer_error\":8"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"writer_stalled\":9"), std::string::npos) << json;
+}
+
+TEST(StatsTest, UnaccountedIsWhatNoCounterExplains) {
+  Stats s;
+  s.compiled_method_load.Add(10);
+  s.dynamic_code_generated.Add(5);
+  s.empty_blobs.Add(1);  // 14 code blobs offered
+  s.code_loads_written.Add(6);
+  s.duplicate_loads.Add(2);
+  s.lost_budget.Add(1);
+  EXPECT_EQ(s.Unaccounted(), 5u);
+  s.lost_writer_stalled.Add(s.Unaccounted());
+  EXPECT_EQ(s.Unaccounted(), 0u);
+  s.code_loads_written.Add(3);  // a stalled writer that wrote on after all: never below 0
+  EXPECT_EQ(s.Unaccounted(), 0u);
+}
+
 TEST(StatsTest, JsonEscapesPaths) {
   Stats s;
   const std::string json = s.ToJson("/tmp/a\"b\\c\n", "");

@@ -1,4 +1,4 @@
-// The writer thread end to end, without a JVM: batches built as the callbacks build them go
+// The writer thread end to end, without a JVM: code events built as the callbacks build them go
 // through the real queue into a real file.
 #include "agent/writer.h"
 
@@ -13,8 +13,8 @@
 #include <sstream>
 #include <thread>
 
-#include "agent/deferred_load.h"
-#include "agent/load_builder.h"
+#include "agent/code_event.h"
+#include "agent/names.h"
 #include "test_dump_reader.h"
 
 namespace jitdump_agent {
@@ -34,24 +34,32 @@ class WriterTest : public ::testing::Test {
   }
   void TearDown() override { (void)!system(("rm -rf " + dir_).c_str()); }
 
-  void PushLoad(RecordQueue& queue, Stats& stats, uint64_t ts, uint64_t addr, uint64_t size, const std::string& name,
-                std::span<const LineRow> rows = {}) {
-    std::vector<uint8_t> code(size, 0xc3);
-    LoadInput in;
-    in.timestamp = ts;
-    in.pid = 1;
-    in.tid = 2;
-    in.code_addr = addr;
-    in.code_size = size;
-    in.code = code.data();
-    in.name = name;
-    in.rows = rows;
-    Batch* batch = BuildLoadBatch(queue, stats, in);
-    ASSERT_NE(batch, nullptr);
-    ASSERT_TRUE(queue.Push(batch));
+  // A load as the callbacks queue it once named (a resolved compiled method or a stub).
+  static CodeEvent* NamedLoad(RecordQueue& queue, uint64_t ts, uint64_t addr, uint64_t size, const std::string& name,
+                              std::span<const jitdump::DebugEntry> lines = {}, bool replayed = false,
+                              EventKind kind = EventKind::kCompiledLoad, uint8_t fill = 0xc3) {
+    std::vector<uint8_t> code(size, fill);
+    CodeBlob blob;
+    blob.timestamp = ts;
+    blob.tid = 2;
+    blob.code_addr = addr;
+    blob.code_size = size;
+    blob.code = code.data();
+    blob.replayed = replayed;
+    LoadNames names;
+    names.name = name;
+    names.perf_map_name = name;
+    names.lines = lines;
+    return NewNamedLoad(queue, kind, blob, names, kind == EventKind::kStub && IsScratchBuffer(name));
+  }
+  void PushLoad(RecordQueue& queue, uint64_t ts, uint64_t addr, uint64_t size, const std::string& name,
+                std::span<const jitdump::DebugEntry> lines = {}) {
+    CodeEvent* load = NamedLoad(queue, ts, addr, size, name, lines);
+    ASSERT_NE(load, nullptr);
+    ASSERT_TRUE(queue.Push(load));
   }
   void PushUnload(RecordQueue& queue, uint64_t ts, uint64_t addr) {
-    ASSERT_TRUE(queue.Push(BuildUnloadBatch(queue, ts, addr)));
+    ASSERT_TRUE(queue.Push(NewUnload(queue, ts, addr, 0)));
   }
 
   std::string dir_;
@@ -61,13 +69,13 @@ class WriterTest : public ::testing::Test {
 TEST_F(WriterTest, WritesIndexesInFileOrderAndDebugInfoBeforeItsLoad) {
   Stats stats;
   RecordQueue queue(options_, stats);
-  Writer writer(options_, stats, queue);
+  HandOff hand_off;
+  Writer writer(options_, stats, queue, hand_off);
   ASSERT_TRUE(writer.Open(4242, 1000));
   writer.Start();
-  const std::string file = "p/A.java";
-  const LineRow rows[] = {{0x1000, &file, 10}, {0x1010, &file, 11}};
-  PushLoad(queue, stats, 5000, 0x1000, 0x40, "p.A.run()", rows);
-  PushLoad(queue, stats, 5001, 0x2000, 0x20, "Interpreter");
+  const jitdump::DebugEntry rows[] = {{0x1000, 10, 0, "p/A.java"}, {0x1010, 11, 0, "p/A.java"}};
+  PushLoad(queue, 5000, 0x1000, 0x40, "p.A.run()", rows);
+  PushLoad(queue, 5001, 0x2000, 0x20, "Interpreter");
   writer.Finish(9000, 5000);
 
   EXPECT_EQ(writer.dump_path(), dir_ + "/jit-4242.dump");
@@ -96,13 +104,14 @@ TEST_F(WriterTest, WritesIndexesInFileOrderAndDebugInfoBeforeItsLoad) {
 TEST_F(WriterTest, BackdatesToJustAfterTheLastTouchOfTheRangeAndNoFurther) {
   Stats stats;
   RecordQueue queue(options_, stats);
-  Writer writer(options_, stats, queue);
+  HandOff hand_off;
+  Writer writer(options_, stats, queue, hand_off);
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
-  PushLoad(queue, stats, 5000, 0x1000, 0x100, "first");   // fresh range: back to the start time
+  PushLoad(queue, 5000, 0x1000, 0x100, "first");   // fresh range: back to the start time
   PushUnload(queue, 6000, 0x1000);
-  PushLoad(queue, stats, 7000, 0x1080, 0x100, "second");  // reuses freed memory: after the unload
-  PushLoad(queue, stats, 7500, 0x9000, 0x10, "third");
+  PushLoad(queue, 7000, 0x1080, 0x100, "second");  // reuses freed memory: after the unload
+  PushLoad(queue, 7500, 0x9000, 0x10, "third");
   writer.Finish(9000, 5000);
   const auto records = test_support::WalkRecords(test_support::ReadFileBytes(writer.dump_path()));
   ASSERT_EQ(records.size(), 4u);
@@ -116,10 +125,11 @@ TEST_F(WriterTest, BackdateOffKeepsCallbackTimestamps) {
   options_.backdate = false;
   Stats stats;
   RecordQueue queue(options_, stats);
-  Writer writer(options_, stats, queue);
+  HandOff hand_off;
+  Writer writer(options_, stats, queue, hand_off);
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
-  PushLoad(queue, stats, 5000, 0x1000, 0x100, "first");
+  PushLoad(queue, 5000, 0x1000, 0x100, "first");
   writer.Finish(9000, 5000);
   const auto records = test_support::WalkRecords(test_support::ReadFileBytes(writer.dump_path()));
   ASSERT_GE(records.size(), 1u);
@@ -129,13 +139,14 @@ TEST_F(WriterTest, BackdateOffKeepsCallbackTimestamps) {
 TEST_F(WriterTest, ReplayDuplicatesAreSkippedButReusedAddressesAreNot) {
   Stats stats;
   RecordQueue queue(options_, stats);
-  Writer writer(options_, stats, queue);
+  HandOff hand_off;
+  Writer writer(options_, stats, queue, hand_off);
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
-  PushLoad(queue, stats, 2000, 0x1000, 0x100, "A.f()");
-  PushLoad(queue, stats, 2001, 0x1000, 0x100, "A.f()");  // GenerateEvents replay of the same code
+  PushLoad(queue, 2000, 0x1000, 0x100, "A.f()");
+  PushLoad(queue, 2001, 0x1000, 0x100, "A.f()");  // GenerateEvents replay of the same code
   PushUnload(queue, 3000, 0x1000);
-  PushLoad(queue, stats, 4000, 0x1000, 0x100, "A.f()");  // recompiled at the same address
+  PushLoad(queue, 4000, 0x1000, 0x100, "A.f()");  // recompiled at the same address
   writer.Finish(9000, 5000);
   EXPECT_EQ(stats.duplicate_loads.Get(), 1u);
   EXPECT_EQ(stats.code_loads_written.Get(), 2u);
@@ -146,22 +157,14 @@ TEST_F(WriterTest, ReplayDuplicatesAreSkippedButReusedAddressesAreNot) {
 TEST_F(WriterTest, ReplayedStubsAreWrittenOnlyWhereNothingIsKnown) {
   Stats stats;
   RecordQueue queue(options_, stats);
-  Writer writer(options_, stats, queue);
+  HandOff hand_off;
+  Writer writer(options_, stats, queue, hand_off);
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
-  PushLoad(queue, stats, 2000, 0x1000, 0x100, "I2C/C2I adapters(0xabc)");
-  PushLoad(queue, stats, 2001, 0x1100, 0x100, "call_stub");
+  PushLoad(queue, 2000, 0x1000, 0x100, "I2C/C2I adapters(0xabc)");
+  PushLoad(queue, 2001, 0x1100, 0x100, "call_stub");
   auto replay = [&](uint64_t addr, uint64_t size, const char* name) {
-    std::vector<uint8_t> code(size, 0xcc);
-    LoadInput in;
-    in.timestamp = 3000;
-    in.code_addr = addr;
-    in.code_size = size;
-    in.code = code.data();
-    in.name = name;
-    in.replayed = true;
-    in.dynamic_code = true;
-    ASSERT_TRUE(queue.Push(BuildLoadBatch(queue, stats, in)));
+    ASSERT_TRUE(queue.Push(NamedLoad(queue, 3000, addr, size, name, {}, /*replayed=*/true, EventKind::kStub, 0xcc)));
   };
   replay(0x1000, 0x100, "I2C/C2I adapters");  // same blob, replay's name
   replay(0x0f00, 0x400, "adapters");          // enclosing BufferBlob
@@ -181,13 +184,14 @@ TEST_F(WriterTest, PerfMapHoldsOnlyLiveCodeAtExit) {
   options_.perfmap = true;
   Stats stats;
   RecordQueue queue(options_, stats);
-  Writer writer(options_, stats, queue);
+  HandOff hand_off;
+  Writer writer(options_, stats, queue, hand_off);
   ASSERT_TRUE(writer.Open(77, 1000));
   writer.Start();
-  PushLoad(queue, stats, 2000, 0x1000, 0x100, "dead.Method()");
-  PushLoad(queue, stats, 2001, 0x3000, 0x80, "live.Method(int[])");
+  PushLoad(queue, 2000, 0x1000, 0x100, "dead.Method()");
+  PushLoad(queue, 2001, 0x3000, 0x80, "live.Method(int[])");
   PushUnload(queue, 2500, 0x1000);
-  PushLoad(queue, stats, 2600, 0x1040, 0x20, "reused.Here()");
+  PushLoad(queue, 2600, 0x1040, 0x20, "reused.Here()");
   writer.Finish(9000, 5000);
   std::ifstream in(dir_ + "/perf-77.map");
   std::stringstream text;
@@ -203,19 +207,15 @@ TEST_F(WriterTest, BudgetOverflowIsCountedNotSilent) {
   RecordQueue queue(options_, stats);
   int pushed = 0;
   for (int i = 0; i < 100; ++i) {
-    std::vector<uint8_t> code(4096, 0x90);
-    LoadInput in;
-    in.code_addr = 0x1000 * static_cast<uint64_t>(i + 1);
-    in.code_size = code.size();
-    in.code = code.data();
-    in.name = "big";
-    if (Batch* b = BuildLoadBatch(queue, stats, in)) pushed += queue.Push(b);
+    if (CodeEvent* load = NamedLoad(queue, 0, 0x1000 * static_cast<uint64_t>(i + 1), 4096, "big")) {
+      pushed += queue.Push(load);
+    }
   }
   EXPECT_GT(pushed, 0);
   EXPECT_LT(pushed, 100);
   EXPECT_EQ(static_cast<uint64_t>(100 - pushed), stats.lost_budget.Get());
   EXPECT_LE(stats.queue_bytes_high.Get(), 64u << 10);
-  while (Batch* b = queue.Pop()) queue.Free(b);
+  while (CodeEvent* load = queue.Pop()) queue.Free(load);
   EXPECT_EQ(queue.bytes_in_flight(), 0u);
 }
 
@@ -228,17 +228,12 @@ TEST_F(WriterTest, OverflowWaitWakesTheWriterAndLosesNothing) {
   options_.flush_ms = 1000;
   Stats stats;
   RecordQueue queue(options_, stats);
-  Writer writer(options_, stats, queue);
+  HandOff hand_off;
+  Writer writer(options_, stats, queue, hand_off);
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
   for (int i = 0; i < 200; ++i) {
-    std::vector<uint8_t> code(4096, 0x90);
-    LoadInput in;
-    in.code_addr = 0x10000ull * static_cast<uint64_t>(i + 1);
-    in.code_size = code.size();
-    in.code = code.data();
-    in.name = "big";
-    if (Batch* b = BuildLoadBatch(queue, stats, in)) queue.Push(b);
+    if (CodeEvent* load = NamedLoad(queue, 0, 0x10000ull * static_cast<uint64_t>(i + 1), 4096, "big")) queue.Push(load);
   }
   writer.Finish(9000, 10000);
   EXPECT_EQ(stats.LostTotal(), 0u);
@@ -250,29 +245,24 @@ TEST_F(WriterTest, UnwritableDirectoryFailsOpenWithoutCrashing) {
   options_.dir = "/proc/definitely/not/writable";
   Stats stats;
   RecordQueue queue(options_, stats);
-  Writer writer(options_, stats, queue);
+  HandOff hand_off;
+  Writer writer(options_, stats, queue, hand_off);
   EXPECT_FALSE(writer.Open(1, 1000));
 }
 
 TEST_F(WriterTest, ConcurrentProducersLoseNothing) {
   Stats stats;
   RecordQueue queue(options_, stats);
-  Writer writer(options_, stats, queue);
+  HandOff hand_off;
+  Writer writer(options_, stats, queue, hand_off);
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
   std::vector<std::thread> producers;
   for (int t = 0; t < 4; ++t) {
     producers.emplace_back([&, t] {
       for (int i = 0; i < 2000; ++i) {
-        std::vector<uint8_t> code(64, 0x90);
-        LoadInput in;
-        in.timestamp = 5000;
-        in.code_addr = 0x100000ull * static_cast<uint64_t>(t + 1) + static_cast<uint64_t>(i) * 0x100;
-        in.code_size = code.size();
-        in.code = code.data();
-        in.name = "m";
-        Batch* b = BuildLoadBatch(queue, stats, in);
-        if (b) queue.Push(b);
+        const uint64_t addr = 0x100000ull * static_cast<uint64_t>(t + 1) + static_cast<uint64_t>(i) * 0x100;
+        if (CodeEvent* load = NamedLoad(queue, 5000, addr, 64, "m")) queue.Push(load);
       }
     });
   }
@@ -294,81 +284,78 @@ TEST_F(WriterTest, ConcurrentProducersLoseNothing) {
 // thread does what.
 class FakeResolver final : public LoadResolver {
  public:
-  FakeResolver(RecordQueue& queue, Stats& stats) : queue_(queue), stats_(stats) {}
   bool Attach() override {
     attach_thread = std::this_thread::get_id();
     attached = true;
     return true;
   }
-  Batch* Resolve(Batch& deferred) override {
+  bool Resolve(const CodeEvent& load, LoadNames* names) override {
     if (!attached) ++resolved_detached;
     if (std::this_thread::get_id() != attach_thread) ++resolved_elsewhere;
-    const CompiledLoadEvent event = ReadDeferredLoad(deferred);
-    const std::string name = "resolved@" + std::to_string(event.code_addr) + "/" + std::to_string(event.frames.size());
-    LoadInput in;
-    in.timestamp = event.timestamp;
-    in.code_addr = event.code_addr;
-    in.code_size = event.code_size;
-    in.code = event.code;
-    in.name = name;
-    in.replaces = &deferred;
+    name_ = "resolved@" + std::to_string(load.code_addr) + "/" + std::to_string(load.frames.size());
+    *names = LoadNames();
+    names->name = name_;
+    names->perf_map_name = name_;
     ++resolved;
-    return BuildLoadBatch(queue_, stats_, in);
+    return true;
   }
   void Detach() override {
     if (std::this_thread::get_id() != attach_thread) ++resolved_elsewhere;
     attached = false;
     ++detaches;
   }
+  void Forget(MethodId method) override { forgotten.push_back(method); }
 
   std::thread::id attach_thread;
   std::atomic<bool> attached{false};
   int resolved = 0, resolved_detached = 0, resolved_elsewhere = 0, detaches = 0;
+  std::vector<MethodId> forgotten;
 
  private:
-  RecordQueue& queue_;
-  Stats& stats_;
+  std::string name_;
 };
 
 void PushDeferred(RecordQueue& queue, uint64_t ts, uint64_t addr, size_t frames) {
   std::vector<uint8_t> code(0x20, 0x90);
-  std::vector<ScopeFrame> scope(frames, ScopeFrame{nullptr, 1});
+  std::vector<ScopeFrame> scope(frames, ScopeFrame{0, 1});
   const ScopePc pc{addr + 0x10, 0, static_cast<uint32_t>(frames)};
-  CompiledLoadEvent event;
-  event.timestamp = ts;
-  event.code_addr = addr;
-  event.code_size = code.size();
-  event.code = code.data();
-  event.pcs = std::span<const ScopePc>(&pc, frames != 0 ? 1 : 0);
-  event.frames = scope;
-  Batch* batch = BuildDeferredLoad(queue, event);
-  ASSERT_NE(batch, nullptr);
-  ASSERT_TRUE(queue.Push(batch));
+  CodeBlob blob;
+  blob.timestamp = ts;
+  blob.code_addr = addr;
+  blob.code_size = code.size();
+  blob.code = code.data();
+  CodeEvent* load =
+      NewDeferredLoad(queue, blob, 42, std::span<const ScopePc>(&pc, frames != 0 ? 1 : 0), scope, 0);
+  ASSERT_NE(load, nullptr);
+  ASSERT_TRUE(queue.Push(load));
 }
 
 TEST_F(WriterTest, DeferredLoadsAreResolvedOnTheAttachedWriterThreadBeforeItDetaches) {
   Stats stats;
   RecordQueue queue(options_, stats);
-  Writer writer(options_, stats, queue);
-  FakeResolver resolver(queue, stats);
-  writer.SetResolver(&resolver);
+  HandOff hand_off;
+  Writer writer(options_, stats, queue, hand_off);
+  FakeResolver resolver;
+  hand_off.SetResolver(&resolver);
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
-  PushLoad(queue, stats, 5000, 0x1000, 0x20, "before");  // resolved in its callback
-  writer.BeginResolving();
+  PushLoad(queue, 5000, 0x1000, 0x20, "before");  // resolved in its callback
+  hand_off.BeginDeferring();
   for (int i = 0; i < 5000 && !resolver.attached; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   ASSERT_TRUE(resolver.attached);
   PushDeferred(queue, 5001, 0x2000, 3);
-  PushUnload(queue, 5002, 0x2000);
+  ASSERT_TRUE(queue.Push(NewUnload(queue, 5002, 0x2000, 77)));
   PushDeferred(queue, 5003, 0x2000, 0);  // reuses the address after the unload
-  EXPECT_TRUE(writer.EndResolving(5000));
+  EXPECT_TRUE(hand_off.StopDeferring(5000));
   EXPECT_FALSE(resolver.attached);
-  EXPECT_EQ(resolver.resolved, 2);  // all queued before EndResolving, resolved before it returned
+  EXPECT_EQ(resolver.resolved, 2);  // all queued before StopDeferring, resolved before it returned
   writer.Finish(9000, 5000);
 
   EXPECT_EQ(resolver.detaches, 1);
   EXPECT_EQ(resolver.resolved_detached, 0);
   EXPECT_EQ(resolver.resolved_elsewhere, 0);
+  // The writer's own method cache follows the unloads too.
+  EXPECT_EQ(resolver.forgotten, std::vector<MethodId>{77});
   const auto records = test_support::WalkRecords(test_support::ReadFileBytes(writer.dump_path()));
   std::vector<std::string> names;
   for (const TestRecord& r : records) {
@@ -383,16 +370,56 @@ TEST_F(WriterTest, DeferredLoadsAreResolvedOnTheAttachedWriterThreadBeforeItDeta
 TEST_F(WriterTest, DeferredLoadsWithoutAResolverAreCountedLost) {
   Stats stats;
   RecordQueue queue(options_, stats);
-  Writer writer(options_, stats, queue);
+  HandOff hand_off;
+  Writer writer(options_, stats, queue, hand_off);
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
-  writer.BeginResolving();  // nothing to attach: a no-op
+  hand_off.BeginDeferring();  // nothing to attach: a no-op
   PushDeferred(queue, 5001, 0x2000, 1);
-  EXPECT_TRUE(writer.EndResolving(5000));
+  EXPECT_TRUE(hand_off.StopDeferring(5000));
   writer.Finish(9000, 5000);
   EXPECT_EQ(stats.lost_unresolved.Get(), 1u);
   EXPECT_EQ(stats.LostTotal(), 1u);
   EXPECT_EQ(stats.code_loads_written.Get(), 0u);
+}
+
+// Resolving on the writer allocates nothing in the queue: the deferred load's bytes are all the
+// budget ever holds for it, so resolving can never take the bytes in flight past budget=.
+TEST_F(WriterTest, ResolvingADeferredLoadTakesNoBudget) {
+  options_.budget_bytes = 64 << 10;
+  Stats stats;
+  RecordQueue queue(options_, stats);
+  HandOff hand_off;
+  Writer writer(options_, stats, queue, hand_off);
+  FakeResolver resolver;
+  hand_off.SetResolver(&resolver);
+  ASSERT_TRUE(writer.Open(1, 1000));
+  hand_off.BeginDeferring();
+  ASSERT_FALSE(hand_off.Serve([] {}));  // this thread stands in for the writer: attach
+  ASSERT_TRUE(resolver.attached);
+  for (int i = 0; i < 8; ++i) PushDeferred(queue, 5000 + static_cast<uint64_t>(i), 0x10000 * (i + 1ull), 200);
+  const uint64_t held = queue.bytes_in_flight();
+  EXPECT_EQ(stats.queue_bytes_high.Get(), held);
+  EXPECT_EQ(writer.ProcessAvailable(), 8u);
+  EXPECT_EQ(resolver.resolved, 8);
+  EXPECT_EQ(stats.code_loads_written.Get(), 8u);
+  EXPECT_EQ(stats.queue_bytes_high.Get(), held);
+  EXPECT_EQ(queue.bytes_in_flight(), 0u);
+  hand_off.DetachAtExit();
+}
+
+// Records that reach a writer whose dump is not open (never created, or already closed) are
+// lost for want of output, and counted so.
+TEST_F(WriterTest, RecordsWithoutADumpAreCountedAsNoOutput) {
+  Stats stats;
+  RecordQueue queue(options_, stats);
+  HandOff hand_off;
+  Writer writer(options_, stats, queue, hand_off);
+  PushLoad(queue, 5000, 0x1000, 0x20, "nowhere");
+  EXPECT_EQ(writer.ProcessAvailable(), 1u);
+  EXPECT_EQ(stats.lost_no_output.Get(), 1u);
+  EXPECT_EQ(stats.LostTotal(), 1u);
+  EXPECT_EQ(queue.bytes_in_flight(), 0u);
 }
 
 }  // namespace

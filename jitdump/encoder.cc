@@ -53,7 +53,16 @@ size_t CodeLoadSize(const CodeLoad& load) {
   return Checked(uint64_t{sizeof(CodeLoadFixed)} + CStringLength(load.name) + 1 + load.code_size);
 }
 
+size_t CodeLoadHeadSize(const CodeLoad& load) {
+  return CodeLoadSize(load) == 0 ? 0 : sizeof(CodeLoadFixed) + CStringLength(load.name) + 1;
+}
+
 uint8_t* EncodeCodeLoad(const CodeLoad& load, uint8_t* out) {
+  out = EncodeCodeLoadHead(load, out);
+  return load.code != nullptr ? Put(out, load.code, load.code_size) : PutZeros(out, load.code_size);
+}
+
+uint8_t* EncodeCodeLoadHead(const CodeLoad& load, uint8_t* out) {
   CodeLoadFixed fixed{};
   const size_t name_length = CStringLength(load.name);
   fixed.header = MakeRecordHeader(RecordType::kCodeLoad, sizeof(CodeLoadFixed) + name_length + 1 + load.code_size,
@@ -67,7 +76,7 @@ uint8_t* EncodeCodeLoad(const CodeLoad& load, uint8_t* out) {
   out = Put(out, &fixed, sizeof fixed);
   out = Put(out, load.name.data(), name_length);
   *out++ = 0;
-  return load.code != nullptr ? Put(out, load.code, load.code_size) : PutZeros(out, load.code_size);
+  return out;
 }
 
 namespace {

@@ -76,6 +76,9 @@ struct InlineDebugInfo {
 
 // Sizes in bytes of the encoded record; 0 when the record would exceed kMaxRecordSize.
 size_t CodeLoadSize(const CodeLoad& load);
+// A CODE_LOAD up to its code bytes (header, fixed fields, name): for a producer that writes the
+// code from where it already is (pwritev). 0 when the whole record would exceed kMaxRecordSize.
+size_t CodeLoadHeadSize(const CodeLoad& load);
 size_t DebugInfoSize(std::span<const DebugEntry> entries);
 size_t CodeMoveSize();
 size_t UnwindingInfoSize(const UnwindingInfo& info);
@@ -85,6 +88,9 @@ size_t InlineDebugInfoSize(const InlineDebugInfo& info);
 // Each writes exactly the matching Size() bytes at `out` and returns the end pointer; call
 // only when that Size() is non-zero (zero means the record would exceed the format limit).
 uint8_t* EncodeCodeLoad(const CodeLoad& load, uint8_t* out);
+// Everything of the CODE_LOAD but its code_size code bytes, which must follow in the file (the
+// header's total_size counts them; load.code is not read).
+uint8_t* EncodeCodeLoadHead(const CodeLoad& load, uint8_t* out);
 // code_addr is the address of the function the entries describe (the next CODE_LOAD's).
 uint8_t* EncodeDebugInfo(uint64_t timestamp, uint64_t code_addr, std::span<const DebugEntry> entries,
                          uint8_t* out);
@@ -96,9 +102,5 @@ uint8_t* EncodeInlineDebugInfo(const InlineDebugInfo& info, uint8_t* out);
 // Length of a string list as the samply record stores it: each string NUL-terminated,
 // the whole list padded with zero bytes to a multiple of four.
 size_t PaddedStringListSize(std::span<const std::string_view> strings);
-
-// Byte offset of code_index inside an encoded CODE_LOAD, for producers that assign it late.
-inline constexpr size_t kCodeLoadIndexOffset = offsetof(CodeLoadFixed, code_index);
-inline constexpr size_t kRecordTimestampOffset = offsetof(RecordHeader, timestamp);
 
 }  // namespace jitdump

@@ -12,9 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "agent/code_event.h"
 #include "agent/inline_tree.h"
 #include "agent/line_map.h"
-#include "agent/load_builder.h"
+#include "agent/record_queue.h"
 
 namespace bench {
 
@@ -26,6 +27,7 @@ struct SyntheticLoad {
   std::vector<jitdump_agent::Frame> frames;
   std::vector<jitdump_agent::PcSite> sites;
   std::vector<jitdump_agent::LineRow> rows;
+  std::vector<jitdump::DebugEntry> entries;  // the rows as DEBUG_INFO entries
 };
 
 class Corpus {
@@ -74,6 +76,7 @@ class Corpus {
                                                                      spans[p].second)});
       }
       l.rows = jitdump_agent::BuildLineRows(start, start + code_size, l.sites);
+      for (const auto& row : l.rows) l.entries.push_back({row.addr, row.line, 0, *row.file});
     }
   }
 
@@ -85,18 +88,21 @@ class Corpus {
   size_t size() const { return loads_.size(); }
   const jitdump_agent::MethodLines& root() const { return *methods_[0]; }
 
-  jitdump_agent::LoadInput Input(size_t i, uint64_t timestamp) const {
+  // Load i as a callback that resolved it queues it: a named code event (nullptr when the
+  // budget is full, counted by the queue).
+  jitdump_agent::CodeEvent* Event(jitdump_agent::RecordQueue& queue, size_t i, uint64_t timestamp) const {
     const SyntheticLoad& l = (*this)[i];
-    jitdump_agent::LoadInput in;
-    in.timestamp = timestamp;
-    in.pid = 1;
-    in.tid = 2;
-    in.code_addr = CodeAddr(i);
-    in.code_size = l.code.size();
-    in.code = l.code.data();
-    in.name = l.name;
-    in.rows = l.rows;
-    return in;
+    jitdump_agent::CodeBlob blob;
+    blob.timestamp = timestamp;
+    blob.tid = 2;
+    blob.code_addr = CodeAddr(i);
+    blob.code_size = l.code.size();
+    blob.code = l.code.data();
+    jitdump_agent::LoadNames names;
+    names.name = l.name;
+    names.perf_map_name = l.name;
+    names.lines = l.entries;
+    return jitdump_agent::NewNamedLoad(queue, jitdump_agent::EventKind::kCompiledLoad, blob, names);
   }
 
  private:

@@ -29,7 +29,7 @@
 #include <thread>
 #include <vector>
 
-#include "agent/load_builder.h"
+#include "agent/hand_off.h"
 #include "agent/record_queue.h"
 #include "agent/writer.h"
 #include "bench_common.h"
@@ -95,7 +95,8 @@ void BM_Flood(benchmark::State& state) {
     options.wait_ms = 100;
     Stats stats;
     RecordQueue queue(options, stats);
-    Writer writer(options, stats, queue);
+    HandOff hand_off;
+    Writer writer(options, stats, queue, hand_off);
     if (!writer.Open(static_cast<uint32_t>(getpid()), Now())) {
       Fail(state, "cannot open the dump");
       break;
@@ -111,7 +112,7 @@ void BM_Flood(benchmark::State& state) {
         for (size_t i = static_cast<size_t>(p); !stop.load(std::memory_order_relaxed);
              i += static_cast<size_t>(producers)) {
           offered.fetch_add(1, std::memory_order_relaxed);
-          if (Batch* b = BuildLoadBatch(queue, stats, corpus.Input(i, Now()))) queue.Push(b);
+          if (CodeEvent* event = corpus.Event(queue, i, Now())) queue.Push(event);
           const uint64_t held = queue.bytes_in_flight();
           uint64_t seen = max_in_flight.load(std::memory_order_relaxed);
           while (held > seen && !max_in_flight.compare_exchange_weak(seen, held)) {

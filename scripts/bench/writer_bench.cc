@@ -2,10 +2,10 @@
 //
 //   build-bench/scripts/bench/writer_bench [--benchmark_filter=...] [--benchmark_format=json]
 //
-// Pipeline/P: P producer threads encode realistic loads (1.7 KB code, 50 PcDescs -> merged
-// line rows, ~110-byte names) with the agent's own BuildLoadBatch, push them through the real
-// RecordQueue, and the real Writer thread writes them to a real file (page cache; set
-// BENCH_TMPDIR to put it elsewhere). One iteration = all records written and the dump closed.
+// Pipeline/P: P producer threads queue realistic loads (1.7 KB code, 50 PcDescs -> merged line
+// rows, ~110-byte names) as the agent's callbacks do (one code event each), through the real
+// RecordQueue, and the real Writer thread encodes and writes them to a real file (page cache;
+// set BENCH_TMPDIR to put it elsewhere). One iteration = all records written, the dump closed.
 // overflow=wait, so nothing is dropped: the figure is the sustained rate. Compare with
 // Memcpy (memory bandwidth for the same bytes) and RawWrite (the file system with no encoding).
 #include <benchmark/benchmark.h>
@@ -19,9 +19,10 @@
 #include <thread>
 #include <vector>
 
+#include "agent/dump_batch.h"
+#include "agent/hand_off.h"
 #include "agent/inline_tree.h"
 #include "agent/line_map.h"
-#include "agent/load_builder.h"
 #include "agent/record_queue.h"
 #include "agent/writer.h"
 #include "bench_common.h"
@@ -76,7 +77,7 @@ void BM_InlineTreeBuild(benchmark::State& state) {
 }
 BENCHMARK(BM_InlineTreeBuild);
 
-// As agent/callbacks.cc does it today: a fresh builder (fresh vectors and hash maps) per load.
+// With a fresh builder (fresh vectors and hash maps) per load, for comparison.
 void BM_InlineTreeBuildFresh(benchmark::State& state) {
   const auto& c = TheCorpus();
   const uint64_t start = bench::Corpus::CodeAddr(0);
@@ -88,26 +89,35 @@ void BM_InlineTreeBuildFresh(benchmark::State& state) {
 }
 BENCHMARK(BM_InlineTreeBuildFresh);
 
-// Everything a CompiledMethodLoad callback does after its JVMTI lookups, for one realistic load
-// (50 PcDescs, 1.7 KB): line rows, the encoded batch, the push; range(0)=1 adds the inline
-// record (inline=on) with a fresh builder as the callback uses. The writer side frees.
+// Everything a CompiledMethodLoad callback that resolves in place does after its JVMTI lookups,
+// for one realistic load (50 PcDescs, 1.7 KB): line rows, the named code event (a copy), the
+// push; range(0)=1 adds the inline record (inline=on). The writer side pops and frees.
 void BM_CallbackWork(benchmark::State& state) {
   const bool with_inline = state.range(0) != 0;
   const auto& c = TheCorpus();
   Options options;
   Stats stats;
   RecordQueue queue(options, stats);
+  InlineTreeBuilder builder;
+  std::vector<LineRow> rows;
+  std::vector<jitdump::DebugEntry> entries;
   size_t i = 0;
   for (auto _ : state) {
     const bench::SyntheticLoad& l = c[i];
     const uint64_t start = bench::Corpus::CodeAddr(i % c.size());
-    std::vector<LineRow> rows = BuildLineRows(start, start + kCodeSize, l.sites);
-    InlineTreeBuilder builder;
-    LoadInput in = c.Input(i, 1);
-    in.code_addr = start;
-    in.rows = rows;
-    if (with_inline) in.inline_info = builder.Build(1, start, kCodeSize, c.root(), l.sites);
-    queue.Push(BuildLoadBatch(queue, stats, in));
+    BuildLineRows(start, start + kCodeSize, l.sites, true, rows);
+    entries.clear();
+    for (const LineRow& row : rows) entries.push_back({row.addr, row.line, 0, *row.file});
+    CodeBlob blob;
+    blob.code_addr = start;
+    blob.code_size = l.code.size();
+    blob.code = l.code.data();
+    LoadNames names;
+    names.name = l.name;
+    names.perf_map_name = l.name;
+    names.lines = entries;
+    if (with_inline) names.inline_info = builder.Build(1, start, kCodeSize, c.root(), l.sites);
+    queue.Push(NewNamedLoad(queue, EventKind::kCompiledLoad, blob, names));
     queue.Free(queue.Pop());
     ++i;
   }
@@ -149,32 +159,51 @@ void BM_EncodeCodeLoad(benchmark::State& state) {
 }
 BENCHMARK(BM_EncodeCodeLoad);
 
-// What a CompiledMethodLoad callback spends after its JVMTI lookups: encode into a budgeted
-// batch (allocate + encode), then the writer frees it. No file.
-void BM_BuildLoadBatch(benchmark::State& state) {
+// The copy a callback that resolved its load makes: one budgeted code event holding the code,
+// name and rows. The writer side frees.
+void BM_NewNamedLoad(benchmark::State& state) {
   const auto& c = TheCorpus();
   Options options;
   Stats stats;
   RecordQueue queue(options, stats);
   size_t i = 0, bytes = 0;
   for (auto _ : state) {
-    Batch* b = BuildLoadBatch(queue, stats, c.Input(i++, 1));
-    bytes += b->payload_size;
-    queue.Free(b);
+    CodeEvent* event = c.Event(queue, i++, 1);
+    bytes += event->accounted;
+    queue.Free(event);
   }
   state.SetItemsProcessed(state.iterations());
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
-  state.counters["record_bytes"] = static_cast<double>(bytes) / static_cast<double>(state.iterations());
+  state.counters["event_bytes"] = static_cast<double>(bytes) / static_cast<double>(state.iterations());
 }
-BENCHMARK(BM_BuildLoadBatch);
+BENCHMARK(BM_NewNamedLoad);
+
+// The writer's encoding of one load (DEBUG_INFO + CODE_LOAD head into its batch buffer; the
+// code bytes are written from the event).
+void BM_EncodeLoad(benchmark::State& state) {
+  const auto& c = TheCorpus();
+  Options options;
+  Stats stats;
+  RecordQueue queue(options, stats);
+  CodeEvent* event = c.Event(queue, 0, 1);
+  DumpBatch batch;
+  uint64_t index = 1;
+  for (auto _ : state) {
+    batch.Add(*event, event->names, 1, 1, index++);
+    if (batch.full()) batch.Clear();
+  }
+  queue.Free(event);
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EncodeLoad);
 
 void BM_QueuePushPop(benchmark::State& state) {
   Options options;
   Stats stats;
   RecordQueue queue(options, stats);
   for (auto _ : state) {
-    Batch* b = queue.Allocate(0);
-    queue.Push(b);
+    CodeEvent* event = queue.Allocate(0);
+    queue.Push(event);
     queue.Free(queue.Pop());
   }
   state.SetItemsProcessed(state.iterations());
@@ -197,7 +226,8 @@ void BM_Pipeline(benchmark::State& state) {
   for (auto _ : state) {
     Stats stats;
     RecordQueue queue(options, stats);
-    Writer writer(options, stats, queue);
+    HandOff hand_off;
+    Writer writer(options, stats, queue, hand_off);
     const uint32_t pid = 100000 + static_cast<uint32_t>(iteration++);
     if (!writer.Open(pid, Now())) {
       state.SkipWithError("cannot open the dump");
@@ -208,7 +238,7 @@ void BM_Pipeline(benchmark::State& state) {
     for (int p = 0; p < producers; ++p) {
       threads.emplace_back([&, p] {
         for (size_t i = static_cast<size_t>(p); i < records; i += static_cast<size_t>(producers)) {
-          if (Batch* b = BuildLoadBatch(queue, stats, c.Input(i, Now()))) queue.Push(b);
+          if (CodeEvent* event = c.Event(queue, i, Now())) queue.Push(event);
         }
       });
     }

@@ -3,8 +3,11 @@
 Expected: the JVM completes with correct output (exit 0); exactly one warning says the dump
 cannot be written and why; the records that did not fit are counted in stats lost.write_error;
 the dump is cut back to its last whole record, so `jitdump check` accepts it; every record the
-stats count as written is in the file. Also with perfmap= on the same full disk.
+stats count as written is in the file. Also with perfmap= on the same full disk, whose map must
+end on a whole line (no torn last line).
 """
+import re
+
 from support.checks import check, log
 from support.output import agent_lines, dumps_in, read_stats
 from support.prereq import require_root
@@ -63,6 +66,20 @@ def test_disk_full(ctx, cleanup) -> None:
               f"{what}: written + lost exceeds the events: {stats}")
         check(written["code_loads"] + lost["write_error"] >= ev["compiled_method_load"],
               f"{what}: some compiled methods are neither written nor counted lost: {stats}")
+        if "perfmap" in variant:
+            check_perf_map_whole(mnt, what)
         log(f"{what}: {len(d.loads)} loads written, {lost['write_error']} lost to ENOSPC, file {d.size} bytes, "
                f"closed={d.closed}")
+
+
+def check_perf_map_whole(directory, what: str) -> None:
+    """The perf map on the full disk ends on a whole line, and every line is `START SIZE NAME`
+    (a torn last line, `7fc5b942e9c0 170 java.util.`, is what perf would read as a wrong symbol)."""
+    maps = sorted(directory.glob("perf-*.map"))
+    check(len(maps) == 1, f"{what}: expected one perf map in {directory}, found {maps}")
+    text = maps[0].read_bytes()
+    check(text == b"" or text.endswith(b"\n"),
+          f"[perfmap-torn-line] {what}: the perf map ends in a torn line: {text[-120:]!r}")
+    bad = [line for line in text.splitlines() if not re.fullmatch(rb"[0-9a-f]+ [0-9a-f]+ \S.*", line)]
+    check(not bad, f"{what}: perf map lines that are not START SIZE NAME: {bad[:5]}")
 

@@ -58,7 +58,7 @@ class StatsTest {
     // after_close too: the files close in Agent_OnUnload, so the loads HotSpot still posts while
     // VMDeath runs are kept.
     for (String reason : new String[] {"budget", "queue_full", "allocation", "write_error", "after_close",
-                                       "no_output", "unresolved"}) {
+                                       "no_output", "unresolved", "writer_error", "writer_stalled"}) {
       assertEquals(0, r.stat("lost." + reason), "lost." + reason + "; stats: " + r.stats());
     }
     assertEquals(0, r.stat("lookup_errors"), "JVMTI lookup errors");

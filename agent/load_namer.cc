@@ -1,0 +1,35 @@
+// Names and lines of one compiled method from the method cache (load_namer.h).
+#include "agent/load_namer.h"
+
+namespace jitdump_agent {
+
+LoadNames LoadNamer::Name(MethodCache& cache, const CompiledMethod& load) {
+  const MethodInfo* root = cache.Get(load.method);
+  frames_.clear();
+  sites_.clear();
+  entries_.clear();
+  if (wants_scopes()) {
+    frames_.reserve(load.frames.size());
+    for (const ScopeFrame& frame : load.frames) frames_.push_back({&cache.Get(frame.method)->source, frame.bci});
+    for (const ScopePc& pc : load.pcs) {
+      if (static_cast<size_t>(pc.first) + pc.count > frames_.size()) continue;  // never from the callbacks
+      sites_.push_back({pc.pc, std::span<const Frame>(frames_.data() + pc.first, pc.count)});
+    }
+  }
+  const uint64_t start = load.code_addr;
+  if (lines_) {
+    BuildLineRows(start, start + load.code_size, sites_, /*closing_row=*/true, rows_);
+    for (const LineRow& row : rows_) entries_.push_back({row.addr, row.line, 0, *row.file});
+  }
+  LoadNames names;
+  names.name = root->name;
+  names.perf_map_name = root->perf_map_name();
+  names.lines = entries_;
+  if (inline_info_ && !sites_.empty()) {
+    // The timestamp is the writer's to set (it may move it back).
+    names.inline_info = inline_builder_.Build(0, start, load.code_size, root->source, sites_);
+  }
+  return names;
+}
+
+}  // namespace jitdump_agent

@@ -1,0 +1,28 @@
+// How the writer thread resolves deferred loads: CompiledMethodLoad events the callback copied
+// without naming them (code_event.h). The agent's implementation (jvm_resolver.h) is JVMTI
+// glue: JVMTI answers only threads attached to the JVM. The hand-off (hand_off.h) decides when
+// the writer attaches and detaches; the writer resolves and forgets.
+#pragma once
+
+#include "agent/code_event.h"
+
+namespace jitdump_agent {
+
+class LoadResolver {
+ public:
+  // On the writer thread. false: the writer cannot resolve, loads stay resolved in callbacks.
+  virtual bool Attach() = 0;
+  // On the writer thread, once nothing deferred can still arrive.
+  virtual void Detach() = 0;
+  // On the attached writer thread: the names and lines of a deferred load, valid until the next
+  // Resolve or Forget. Releases the load's class pin. false when it could not be resolved
+  // (counted in the stats); the pin is released all the same.
+  virtual bool Resolve(const CodeEvent& load, LoadNames* names) = 0;
+  // On the writer thread: code of `method` was unloaded, drop what is cached about it.
+  virtual void Forget(MethodId method) = 0;
+
+ protected:
+  ~LoadResolver() = default;
+};
+
+}  // namespace jitdump_agent

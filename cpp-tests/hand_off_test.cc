@@ -1,0 +1,252 @@
+// The hand-off between the callbacks and the writer thread: first on its own (a recording
+// resolver), then end to end through the agent's callbacks, the writer thread and its JVMTI
+// resolver against the fake JVM, which answers JVMTI only on attached threads.
+#include "agent/hand_off.h"
+
+#include <gtest/gtest.h>
+#include <jvmti.h>
+#include <jvmticmlr.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/callbacks.h"
+#include "agent/clock.h"
+#include "agent/jvm_resolver.h"
+#include "fake_jvmti.h"
+#include "test_dump_reader.h"
+
+namespace jitdump_agent {
+namespace {
+
+using test_support::FakeClass;
+using test_support::FakeJvm;
+using test_support::FakeJvmti;
+using test_support::FakeMethod;
+
+// A callback on its own thread that holds its ticket until told to go on.
+class Callback {
+ public:
+  Callback(HandOff& hand_off, bool compiled_load)
+      : thread_([this, &hand_off, compiled_load] {
+          const HandOff::Ticket ticket = hand_off.Enter(compiled_load);
+          accepted_ = ticket.accepted();
+          defer_ = ticket.defer();
+          entered_ = true;
+          while (!release_) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }) {
+    while (!entered_) std::this_thread::yield();
+  }
+  ~Callback() { Release(); }
+  void Release() {
+    release_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  bool accepted() const { return accepted_; }
+  bool defer() const { return defer_; }
+
+ private:
+  std::atomic<bool> entered_{false}, release_{false}, accepted_{false}, defer_{false};
+  std::thread thread_;
+};
+
+// Records what the hand-off asks of its resolver, in order.
+class RecordingResolver final : public LoadResolver {
+ public:
+  bool Attach() override {
+    log.push_back("attach");
+    return attach_succeeds;
+  }
+  void Detach() override { log.push_back("detach"); }
+  bool Resolve(const CodeEvent&, LoadNames*) override { return false; }
+  void Forget(MethodId) override {}
+
+  bool attach_succeeds = true;
+  std::vector<std::string> log;
+};
+
+TEST(HandOffTest, LoadsAreDeferredOnlyWhileTheWriterIsAttached) {
+  RecordingResolver resolver;
+  HandOff hand_off;
+  hand_off.SetResolver(&resolver);
+  EXPECT_FALSE(hand_off.Enter(true).defer()) << "before the writer attaches, callbacks resolve";
+  hand_off.BeginDeferring();
+  EXPECT_TRUE(hand_off.HasRequest());
+  EXPECT_FALSE(hand_off.Enter(true).defer()) << "asked, but not attached yet";
+  EXPECT_FALSE(hand_off.Serve([] {}));
+  EXPECT_TRUE(hand_off.attached());
+  EXPECT_TRUE(hand_off.Enter(true).defer());
+  EXPECT_FALSE(hand_off.Enter(false).defer()) << "stubs and unloads are never deferred";
+  EXPECT_TRUE(hand_off.StopDeferring(0) == false) << "deferring: it waits for the writer, which is this thread";
+  EXPECT_FALSE(hand_off.Enter(true).defer()) << "stopped: callbacks resolve again";
+  int drains = 0;
+  EXPECT_FALSE(hand_off.Serve([&] { ++drains; }));
+  EXPECT_EQ(drains, 1);
+  EXPECT_EQ(resolver.log, (std::vector<std::string>{"attach", "detach"}));
+  EXPECT_TRUE(hand_off.StopDeferring(0)) << "the writer has detached";
+  EXPECT_EQ(hand_off.in_flight(), 0);
+}
+
+TEST(HandOffTest, WithoutAResolverOrAnAttachNothingIsDeferred) {
+  HandOff none;
+  none.BeginDeferring();
+  EXPECT_FALSE(none.HasRequest());
+  EXPECT_FALSE(none.Enter(true).defer());
+  EXPECT_TRUE(none.StopDeferring(0));
+
+  RecordingResolver resolver;
+  resolver.attach_succeeds = false;
+  HandOff refused;
+  refused.SetResolver(&resolver);
+  refused.BeginDeferring();
+  EXPECT_FALSE(refused.Serve([] {}));
+  EXPECT_FALSE(refused.attached());
+  EXPECT_FALSE(refused.Enter(true).defer());
+  EXPECT_TRUE(refused.StopDeferring(0)) << "nothing was ever deferred";
+}
+
+// The defect this class exists for: VM death used to give a late callback 100 ms, then detach
+// the writer, leaving the late load to a thread JVMTI no longer answers.
+TEST(HandOffTest, TheWriterStaysAttachedUntilTheLastDeferringCallbackHasQueued) {
+  RecordingResolver resolver;
+  HandOff hand_off;
+  hand_off.SetResolver(&resolver);
+  hand_off.BeginDeferring();
+  ASSERT_FALSE(hand_off.Serve([] {}));
+  Callback late(hand_off, /*compiled_load=*/true);
+  ASSERT_TRUE(late.defer());
+  EXPECT_FALSE(hand_off.StopDeferring(0));
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE(hand_off.Serve([&] { resolver.log.push_back("drain"); })) << "still waiting for the late callback";
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  }
+  EXPECT_TRUE(hand_off.attached());
+  late.Release();  // it has queued its load
+  EXPECT_FALSE(hand_off.Serve([&] { resolver.log.push_back("drain"); }));
+  EXPECT_EQ(resolver.log, (std::vector<std::string>{"attach", "drain", "detach"}));
+  EXPECT_FALSE(hand_off.attached());
+}
+
+TEST(HandOffTest, CloseRefusesEventsAndAwaitIdleWaitsForThoseInFlight) {
+  HandOff hand_off;
+  Callback inside(hand_off, /*compiled_load=*/false);
+  EXPECT_TRUE(inside.accepted());
+  EXPECT_TRUE(hand_off.Close());
+  EXPECT_FALSE(hand_off.Close()) << "only the first caller closes";
+  EXPECT_FALSE(hand_off.Enter(true).accepted());
+  EXPECT_FALSE(hand_off.AwaitIdle(20));
+  std::thread leave([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    inside.Release();
+  });
+  EXPECT_TRUE(hand_off.AwaitIdle(5000));
+  leave.join();
+  EXPECT_EQ(hand_off.in_flight(), 0);
+}
+
+// End to end: the agent's state as Agent_OnLoad builds it (resolve=writer), with the writer
+// thread running, the fake JVM refusing JVMTI to threads it does not know.
+class HandOffJvmTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char templ[] = "/tmp/hand_off_test.XXXXXX";
+    ASSERT_NE(mkdtemp(templ), nullptr);
+    dir_ = templ;
+    options_.dir = dir_;
+    options_.flush_ms = 1;
+    FakeJvmti::require_attached() = true;
+    FakeJvm::ActAsJvmThread();  // this thread stands in for the ServiceThread
+    state_ = std::make_unique<AgentState>(options_);
+    state_->jvmti = fake_.env();
+    state_->vm = jvm_.vm();
+    state_->pid = 4321;
+    naming_ = std::make_unique<JvmtiLoadNaming>(fake_.env(), state_->options, true, true, state_->stats);
+    state_->naming = naming_.get();
+    resolver_ = std::make_unique<JvmResolver>(jvm_.vm(), fake_.env(), state_->options, true, true, state_->stats);
+    state_->hand_off.SetResolver(resolver_.get());
+    ASSERT_TRUE(state_->writer.Open(state_->pid, 1000));
+    state_->writer.Start();
+  }
+  void TearDown() override {
+    state_->hand_off.Close();
+    state_->writer.Finish(MonotonicNanos(), 5000);
+    (void)!system(("rm -rf " + dir_).c_str());
+  }
+
+  // A compiled load of `method` whose one PcDesc names it, as HotSpot posts it.
+  void Load(FakeMethod& method, uint64_t code_addr) {
+    jmethodID methods[1] = {method.id()};
+    jint bcis[1] = {0};
+    PCStackInfo pc{reinterpret_cast<void*>(code_addr + 0x10), 1, methods, bcis};
+    jvmtiCompiledMethodLoadInlineRecord record{};
+    record.header.kind = JVMTI_CMLR_INLINE_INFO;
+    record.numpcs = 1;
+    record.pcinfo = &pc;
+    HandleCompiledMethodLoad(*state_, MonotonicNanos(), method.id(), sizeof code_, code_, &record);
+  }
+
+  std::vector<std::string> WrittenNames() {
+    std::vector<std::string> names;
+    for (const auto& r : test_support::WalkRecords(test_support::ReadFileBytes(state_->writer.dump_path()))) {
+      if (r.id == 0) names.push_back(r.name);
+    }
+    return names;
+  }
+
+  std::string dir_;
+  Options options_;
+  FakeJvmti fake_;
+  FakeJvm jvm_;
+  std::unique_ptr<AgentState> state_;
+  std::unique_ptr<JvmtiLoadNaming> naming_;
+  std::unique_ptr<JvmResolver> resolver_;
+  FakeClass class_{"Lapp/Work;", "Work.java"};
+  FakeMethod early_{&class_, "early", "()V", {{0, 10}}};
+  FakeMethod deferred_{&class_, "deferred", "()V", {{0, 20}}};
+  FakeMethod late_{&class_, "late", "()V", {{0, 30}}};
+  FakeMethod after_{&class_, "after", "()V", {{0, 40}}};
+  uint8_t code_[0x40] = {};
+};
+
+TEST_F(HandOffJvmTest, ALoadDeferredJustBeforeVMDeathIsResolvedAttachedAndItsPinReleased) {
+  AgentState& s = *state_;
+  Load(early_, 0x1000);  // before VMInit: resolved in the callback
+  HandleVMInit(s);
+  for (int i = 0; i < 5000 && !s.hand_off.Enter(true).defer(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(FakeJvm::attaches(), 1) << "the writer attached";
+  Load(deferred_, 0x2000);
+
+  // A callback that chose to defer is descheduled for 300 ms (three times what VM death used to
+  // give it) between taking its ticket and queueing its load, while VMDeath runs.
+  late_.declaring_class_delay_ms = 300;
+  std::thread late([&] {
+    FakeJvm::ActAsJvmThread();
+    Load(late_, 0x3000);
+  });
+  while (FakeJvmti::delays_begun() == 0) std::this_thread::yield();
+  HandleVMDeath(s);
+  late.join();
+  EXPECT_EQ(FakeJvm::detaches(), 1) << "resolving done, the writer detached";
+  Load(after_, 0x4000);  // from VM death on: resolved in the callback
+  s.hand_off.Close();
+  ASSERT_TRUE(s.hand_off.AwaitIdle(1000));
+  s.writer.Finish(MonotonicNanos(), 5000);
+
+  EXPECT_EQ(s.stats.deferred_loads.Get(), 2u);
+  EXPECT_EQ(FakeJvmti::calls().unattached, 0) << "no JVMTI call from a thread the JVM does not know";
+  EXPECT_EQ(FakeJvm::live_global_refs(), 0) << "every class pin released";
+  EXPECT_EQ(s.stats.lookup_errors.Get(), 0u);
+  EXPECT_EQ(s.stats.LostTotal(), 0u);
+  EXPECT_EQ(WrittenNames(), (std::vector<std::string>{"app.Work.early()", "app.Work.deferred()", "app.Work.late()",
+                                                      "app.Work.after()"}));
+}
+
+}  // namespace
+}  // namespace jitdump_agent
