@@ -465,6 +465,46 @@ def scenario_records(d):
     expect_rc(["records", f], 2)  # --json is the only format
 
 
+def scenario_copy(d):
+    """`jitdump copy`: a following copy of a file written in pieces ends byte-identical apart
+    from the stamped pid, and never holds a partial record while the writer is mid-record."""
+    import threading
+    import time
+    src = open(node_fixture(), "rb").read()
+    growing = os.path.join(d, "growing.dump")
+    dest = os.path.join(d, "copy.dump")
+    open(growing, "wb").close()
+    proc = subprocess.Popen([TOOL, "copy", "--follow", "--interval-ms", "5", "--pid", "31337", growing, dest],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    sizes = []
+    with open(growing, "ab", buffering=0) as out:
+        for at in range(0, len(src), 997):  # cuts land inside records
+            out.write(src[at:at + 997])
+            time.sleep(0.01)
+            if os.path.exists(dest):
+                sizes.append(os.path.getsize(dest))
+    out_text, err_text = proc.communicate(timeout=30)
+    expect(proc.returncode == 0, f"copy --follow: exit {proc.returncode}: {err_text!r}")
+    expect(b"90 records" in out_text, f"copy --follow summary: {out_text!r}")
+    rec = json_of(["records", "--json", dest])
+    orig = json_of(["records", "--json", node_fixture()])
+    if rec is not None and orig is not None:
+        expect(rec["header"]["pid"] == 31337 and rec["size"] == orig["size"] and rec["truncated"] is None,
+               f"copy: header {rec['header']}, size {rec['size']}")
+        pids = {r["load"]["pid"] for r in rec["records"] if r["type"] == "CODE_LOAD"}
+        expect(pids == {31337}, f"copy: load pids {pids}")
+        strip = lambda j: [(r["type"], r["total_size"], r.get("load", {}).get("name")) for r in j["records"]]
+        expect(strip(rec) == strip(orig), "copy: the same records in the same order")
+    # Every size seen mid-copy is a record boundary of the source.
+    boundaries = {40} | {r["offset"] + r["total_size"] for r in (orig or {"records": []})["records"]}
+    expect(sizes and all(s == 0 or s in boundaries for s in sizes), f"copy: mid-copy sizes off a boundary: {sizes[:20]}")
+    expect_rc(["copy", node_fixture(), dest], 2)  # DEST exists: never overwritten
+    expect_rc(["copy", "--pid", "x", node_fixture(), os.path.join(d, "x.dump")], 2)
+    not_dump = os.path.join(d, "not.dump")
+    open(not_dump, "wb").write(b"\x7fELF" + b"\0" * 60)
+    expect_rc(["copy", not_dump, os.path.join(d, "y.dump")], 1)
+
+
 def main():
     global TOOL, FIXTURES
     if len(sys.argv) != 5:

@@ -5,7 +5,7 @@
 namespace jitdump::tool {
 
 extern const Command kInfoCommand, kListCommand, kLinesCommand, kAddr2lineCommand, kCheckCommand, kPerfmapCommand,
-    kRecordsCommand, kFoldCommand, kStripInlineCommand, kReportCommand;
+    kRecordsCommand, kFoldCommand, kStripInlineCommand, kReportCommand, kCopyCommand;
 
 std::span<const Command* const> AllCommands() {
   // In the order `jitdump --help` lists them.
@@ -20,6 +20,7 @@ std::span<const Command* const> AllCommands() {
       &kFoldCommand,
       &kStripInlineCommand,
       &kReportCommand,
+      &kCopyCommand,
   };
   return kCommands;
 }
