@@ -213,7 +213,9 @@ void Writer::Run() {
     perf_map_.Close();
   }
   const jitdump::Status status = dump_.Close(close_time_);
-  if (!status.ok()) {
+  // A failing disk was reported once already when writing records failed: the close record failing on
+  // the same full disk is no news (the dump stays valid without it: perf reads to the last whole record).
+  if (!status.ok() && g_write_warning.First()) {
     Log(LogLevel::kWarn, "closing %s: %s: %s", shown_dump_path_.c_str(), status.operation(),
         std::strerror(status.err_no()));
   }
