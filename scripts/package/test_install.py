@@ -30,7 +30,7 @@ import tempfile
 
 AGENT_PACKAGE = "libjitdumpagent"
 TOOLS_PACKAGE = "libjitdumpagent-tools"
-COMMANDS = ["jitdump", "perf-java", "jitdump-attach", "jitdump-collect"]
+COMMANDS = ["jitdump", "perf-java", "jitdump-attach", "jitdump-collect", "jitdump-hotspot-view"]
 SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
 DEMO_SECONDS = "4"
 
@@ -62,7 +62,9 @@ def expected_files(bindir, libdir, datadir, mandir):
         [f"{bindir}/{c}" for c in COMMANDS]
         + [f"{mandir}/man1/{c}.1" for c in COMMANDS]
         + [f"{libdir}/libjitdumpagent/libjitdumpagent.so"]
-        + [f"{datadir}/libjitdumpagent/container/{f}" for f in ("Dockerfile", "README.md", "pod.yaml")]
+        + [f"{datadir}/libjitdumpagent/container/{f}" for f in ("Dockerfile", "Dockerfile.package", "README.md",
+                                                                 "pod.yaml")]
+        + [f"{datadir}/libjitdumpagent/service/jitdumpagent.conf"]
         + [f"{datadir}/doc/libjitdumpagent/README.md"])
 
 
