@@ -43,7 +43,8 @@ long PerfMapFile::Flush() {
     // A full disk can take part of the buffer: cut the file back to its last whole line, as
     // the dump is cut back to its last whole record (perf would read a torn line as a symbol).
     const int err = errno;
-    (void)::ftruncate(fd_, static_cast<off_t>(size_));
+    // If even the truncation fails the torn line stays; the caller warns about the write.
+    (void)!::ftruncate(fd_, static_cast<off_t>(size_));
     errno = err;
   }
   buffer_.clear();

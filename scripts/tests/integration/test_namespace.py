@@ -79,7 +79,7 @@ def test_namespace_perf(jvm, build, tool, work, cleanup, perf_env):
     perf_data = work / "perf.data"
     dump_dir = work / "collected"
     record = start_perf_record(perf_env, cleanup, perf_data)
-    p, hostpid = start_in_namespace(jvm, "Workload 4000", "dir=/tmp/jit,perfmap=on")
+    p, hostpid = start_in_namespace(jvm, "Workload 60000 /tmp/stop", "dir=/tmp/jit,perfmap=on")
     nspids = ns_pid_of(hostpid)
     log(f"JVM host pid {hostpid}, NStgid {nspids}")
     check(len(nspids) == 2 and nspids[1] == 1, "the JVM is not pid 1 of its own namespace")
@@ -88,6 +88,16 @@ def test_namespace_perf(jvm, build, tool, work, cleanup, perf_env):
     collector = subprocess.Popen([collect, "watch", "--dump-dir", dump_dir, "--interval", "0.1", str(hostpid)],
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     cleanup.kill(collector)
+    # collect watches JVMs while they live: the JVM stops (through its own /tmp) only once collect
+    # has picked up its dump, however long a loaded machine takes to start collect.
+    wait_line(p, "ready")
+    picked_up = dump_dir / f"jit-{hostpid}.dump"
+    deadline = time.monotonic() + 120
+    while not picked_up.exists() and collector.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    check(picked_up.exists(), f"collect watch did not start copying the live JVM's dump into {picked_up}")
+    time.sleep(2.0)  # the JVM runs on, watched
+    open(f"/proc/{hostpid}/root/tmp/stop", "w").close()
     rc, out, err = finish(p)
     check(rc == 0 and "done" in out, f"JVM in namespace: exit {rc}: {err}")
     check(not os.path.exists(f"/proc/{hostpid}"), "the JVM still exists")
