@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 AGENT_PACKAGE = "libjitdumpagent"
 TOOLS_PACKAGE = "libjitdumpagent-tools"
@@ -144,6 +145,32 @@ def check_installed_commands(bindir, agent, work, classes):
     check(r.returncode == 0, f"installed perf-java profiled the demo (rc={r.returncode})", r.stderr)
     check(f"-agentpath:{agent}=" in r.stderr, f"the JVM loaded the installed agent {agent}", r.stderr)
     check_java_frames(run_dir)
+    check_running_jvm(bindir, agent, env, work, classes)
+
+
+def check_running_jvm(bindir, agent, env, work, classes):
+    """The installed perf-java -p on a JVM started without the agent: it attaches the installed
+    agent through the installed jitdump-attach and reports the JVM's Java frames with lines."""
+    jvm = subprocess.Popen(["java", "-cp", classes, "demo.Demo", "30"], env=env, cwd=work,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1.5)
+        run_dir = os.path.join(work, "run-pid")
+        r = run([os.path.join(bindir, "perf-java"), "-o", run_dir, "-p", str(jvm.pid), "-d", "3"], env=env, cwd=work)
+        check(r.returncode == 0, f"installed perf-java -p profiled a running JVM (rc={r.returncode})", r.stderr)
+        check("jitdump-attach: writing" in r.stderr, "perf-java -p attached through the installed jitdump-attach",
+              r.stderr)
+        maps = open(f"/proc/{jvm.pid}/maps").read()
+        check(agent in maps, f"the running JVM mapped the installed agent {agent}", maps[:2000])
+        with open(os.path.join(run_dir, "srcline.txt")) as f:
+            srcline = f.read()
+        m = re.search(r"java_srcline_share: ([0-9.]+)%", srcline)
+        check(m is not None and float(m.group(1)) >= 80.0 and "demo.Demo." in srcline,
+              f"{m and m.group(1)}% of the running JVM's compiled-Java samples have a source line", srcline)
+        check(jvm.poll() is None, "the JVM runs on after perf-java -p")
+    finally:
+        jvm.kill()
+        jvm.wait()
 
 
 def check_java_frames(run_dir):
