@@ -18,6 +18,7 @@
 
 #include "agent/clock.h"
 #include "agent/log.h"
+#include "agent/method_cache.h"
 #include "jitdump/safe_file.h"
 
 namespace jitdump_agent {
@@ -168,10 +169,34 @@ bool Writer::ResolveDeferred(const CodeEvent& load, LoadNames* names) {
     stats_.lost_unresolved.Add();
     return false;
   }
+  const HandOff::JvmScope jvm = hand_off_.EnterJvm();
+  if (!jvm.live()) {
+    // VMDeath returned before this load was resolved (it waited 2 s for the writer): the JVM
+    // may be gone, so no JVMTI or JNI call (the class pin stays, as the JVM exits anyway).
+    names->name = names->perf_map_name = kUnknownJavaMethod;
+    stats_.unnamed_loads.Add();
+    stats_.unnamed_after_vm_death.Add();
+    return true;
+  }
   const uint64_t start = MonotonicNanos();
   const bool resolved = resolver->Resolve(load, names);
   stats_.resolve_latency.Record(MonotonicNanos() - start);
   return resolved;
+}
+
+void Writer::ReportUnnamed() {
+  const uint64_t unnamed = stats_.unnamed_loads.Get();
+  if (unnamed == 0) return;
+  const uint64_t dying = stats_.unnamed_after_vm_death.Get();
+  if (dying == unnamed) {
+    Log(LogLevel::kWarn, "%llu compiled method(s) posted after VM death written as [unknown Java method]: the "
+        "JVM no longer answers name lookups then (stats: unnamed_loads.after_vm_death)",
+        static_cast<unsigned long long>(unnamed));
+  } else {
+    Log(LogLevel::kWarn, "%llu compiled method(s) written as [unknown Java method] (%llu posted after VM death); "
+        "log=info shows the JVMTI error (stats: unnamed_loads)",
+        static_cast<unsigned long long>(unnamed), static_cast<unsigned long long>(dying));
+  }
 }
 
 void Writer::Run() {
@@ -212,6 +237,7 @@ void Writer::Run() {
     CompactPerfMap();
     perf_map_.Close();
   }
+  ReportUnnamed();
   const jitdump::Status status = dump_.Close(close_time_);
   // A failing disk was reported once already when writing records failed: the close record failing on
   // the same full disk is no news (the dump stays valid without it: perf reads to the last whole record).
