@@ -82,7 +82,9 @@ IntrinsicNamer::IntrinsicNamer(CodeListSource& source, NameStyle style, Stats& s
 bool IntrinsicNamer::Refresh() {
   if (unavailable_) return false;
   const uint64_t start = clock_();
-  if (first_read_ != 0 && spent_ns_ > kBudgetBaseNs + (start - first_read_) / kBudgetShare) {
+  // A read costs about what the last one did (the code cache only grows that fast): read only
+  // if that still fits, so one read late in a long run cannot overshoot the budget by much.
+  if (first_read_ != 0 && spent_ns_ + last_read_ns_ > kBudgetBaseNs + (start - first_read_) / kBudgetShare) {
     stats_.intrinsic_lists_skipped.Add();
     return false;
   }
@@ -91,6 +93,7 @@ bool IntrinsicNamer::Refresh() {
   const bool read = source_.Read(&text);
   const uint64_t end = clock_();
   spent_ns_ += end - start;
+  last_read_ns_ = end - start;
   if (!read) {
     unavailable_ = true;
     return false;

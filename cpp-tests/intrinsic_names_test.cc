@@ -123,21 +123,30 @@ TEST_F(IntrinsicNamerTest, WithoutACodeListEveryIntrinsicIsUnknownAndItIsAskedOn
 }
 
 TEST_F(IntrinsicNamerTest, ReadsStayWithinTheBudget) {
-  // Each read costs 15 ms: 20 ms + 1% of the time since the first read allows the second read
-  // at once (15 ms spent), then none until 1% of the elapsed time covers what was spent.
-  list_.read_cost = 15'000'000;
-  (void)namer_.Name(0x00007fadf0ec7a00, g_now - 1);
-  (void)namer_.Name(0x00007fadf0ec7a00, g_now - 1);  // 15 <= 20 + 0.15: allowed
+  // Each read costs 4 ms, and the next is expected to cost what the last did: reads are allowed
+  // while spent + 4 ms <= 10 ms + 0.1% of the time since the first read.
+  list_.read_cost = 4'000'000;
+  (void)namer_.Name(0x00007fadf0ec7a00, g_now - 1);  // the first read: always
+  (void)namer_.Name(0x00007fadf0ec7a00, g_now - 1);  // 4 + 4 <= 10.004: allowed
   EXPECT_EQ(list_.reads, 2);
-  g_now += 500'000'000;  // 30 ms spent > 20 + 5.3 ms: skipped
+  g_now += 1'000'000'000;  // 8 + 4 > 10 + 1.008 ms: skipped
   EXPECT_EQ(namer_.Name(0x00007fadf0ec7a00, g_now - 1).name,
             "java.lang.invoke.MethodHandle.<intrinsic>(signature unknown)");
   EXPECT_EQ(list_.reads, 2);
   EXPECT_EQ(stats_.intrinsic_lists_skipped.Get(), 1u);
-  g_now += 1'000'000'000;  // 30 <= 20 + 15.3: allowed again
+  g_now += 1'500'000'000;  // 8 + 4 <= 10 + 2.508: allowed again
   EXPECT_EQ(namer_.Name(0x00007fadf0ec7a00, g_now - 1).name,
             "java.lang.invoke.MethodHandle.linkToStatic(int, int, java.lang.invoke.MemberName)");
   EXPECT_EQ(list_.reads, 3);
+}
+
+TEST_F(IntrinsicNamerTest, AnExpensiveReadIsNotRepeated) {
+  list_.read_cost = 30'000'000;  // a code cache grown large: over the budget by itself
+  (void)namer_.Name(0x00007fadf0ec7a00, g_now - 1);
+  g_now += 10'000'000'000;  // 30 + 30 > 10 + 10.03 ms
+  (void)namer_.Name(0x00007fadf0ec9180, g_now - 1);
+  EXPECT_EQ(list_.reads, 1);
+  EXPECT_EQ(stats_.intrinsics_unnamed.Get(), 1u);
 }
 
 }  // namespace
