@@ -1,6 +1,7 @@
 // Method-handle intrinsics named from the JVM's code list (intrinsic_names.h).
 #include "agent/intrinsic_names.h"
 
+#include "agent/log.h"
 #include "agent/names.h"
 
 namespace jitdump_agent {
@@ -82,9 +83,13 @@ IntrinsicNamer::IntrinsicNamer(CodeListSource& source, NameStyle style, Stats& s
 bool IntrinsicNamer::Refresh() {
   if (unavailable_) return false;
   const uint64_t start = clock_();
-  // A read costs about what the last one did (the code cache only grows that fast): read only
-  // if that still fits, so one read late in a long run cannot overshoot the budget by much.
-  if (first_read_ != 0 && spent_ns_ + last_read_ns_ > kBudgetBaseNs + (start - first_read_) / kBudgetShare) {
+  // A read costs in proportion to the nmethods in the code cache (about the loads seen less the
+  // unloads): expect the last read's cost scaled by how much that grew, and read only if that
+  // still fits, so a read late in a long run cannot overshoot the budget by much.
+  const uint64_t loads = stats_.compiled_method_load.Get(), unloads = stats_.compiled_method_unload.Get();
+  const uint64_t nmethods = loads > unloads ? loads - unloads : 1;
+  const uint64_t expected = last_read_ns_ * nmethods / last_read_nmethods_;
+  if (first_read_ != 0 && spent_ns_ + expected > kBudgetBaseNs + (start - first_read_) / kBudgetShare) {
     stats_.intrinsic_lists_skipped.Add();
     return false;
   }
@@ -94,6 +99,7 @@ bool IntrinsicNamer::Refresh() {
   const uint64_t end = clock_();
   spent_ns_ += end - start;
   last_read_ns_ = end - start;
+  last_read_nmethods_ = nmethods;
   if (!read) {
     unavailable_ = true;
     return false;
@@ -102,6 +108,8 @@ bool IntrinsicNamer::Refresh() {
   stats_.intrinsic_list_ns.Add(end - start);
   table_ = ParseIntrinsics(text, style_);
   table_time_ = start;
+  Log(LogLevel::kDebug, "read Compiler.codelist: %zu bytes, %zu intrinsics, %.1f ms (%llu nmethods expected)",
+      text.size(), table_.size(), static_cast<double>(end - start) / 1e6, static_cast<unsigned long long>(nmethods));
   return true;
 }
 

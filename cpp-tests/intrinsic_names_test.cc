@@ -123,7 +123,8 @@ TEST_F(IntrinsicNamerTest, WithoutACodeListEveryIntrinsicIsUnknownAndItIsAskedOn
 }
 
 TEST_F(IntrinsicNamerTest, ReadsStayWithinTheBudget) {
-  // Each read costs 4 ms, and the next is expected to cost what the last did: reads are allowed
+  // Each read costs 4 ms, and with the code cache as it was the next is expected to cost what
+  // the last did: reads are allowed
   // while spent + 4 ms <= 10 ms + 0.1% of the time since the first read.
   list_.read_cost = 4'000'000;
   (void)namer_.Name(0x00007fadf0ec7a00, g_now - 1);  // the first read: always
@@ -138,6 +139,19 @@ TEST_F(IntrinsicNamerTest, ReadsStayWithinTheBudget) {
   EXPECT_EQ(namer_.Name(0x00007fadf0ec7a00, g_now - 1).name,
             "java.lang.invoke.MethodHandle.linkToStatic(int, int, java.lang.invoke.MemberName)");
   EXPECT_EQ(list_.reads, 3);
+}
+
+TEST_F(IntrinsicNamerTest, TheExpectedCostGrowsWithTheCodeCache) {
+  stats_.compiled_method_load.Add(300);
+  list_.read_cost = 1'000'000;  // 1 ms with 300 nmethods
+  (void)namer_.Name(0x00007fadf0ec7a00, g_now - 1);
+  stats_.compiled_method_load.Add(6000);  // 6,300 nmethods: about 21 ms, over 10 + 0.1 ms
+  g_now += 100'000'000;
+  (void)namer_.Name(0x00007fadf0ec9180, g_now - 1);
+  EXPECT_EQ(list_.reads, 1);
+  stats_.compiled_method_unload.Add(6000);  // back to 300: 1 ms expected, fits again
+  (void)namer_.Name(0x00007fadf0ec9180, g_now - 1);
+  EXPECT_EQ(list_.reads, 2);
 }
 
 TEST_F(IntrinsicNamerTest, AnExpensiveReadIsNotRepeated) {
