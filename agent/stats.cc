@@ -170,7 +170,8 @@ std::string Stats::ToJson(const std::string& dump_path, const std::string& perfm
   AppendLatency(out, "resolve_deferred_load", resolve_latency, false);
   out += "},\"writer\":{";
   AppendField(out, "cpu_ns", writer_cpu_ns.Get());
-  AppendField(out, "sys_ns", writer_sys_ns.Get(), false);
+  AppendField(out, "sys_ns", writer_sys_ns.Get());
+  AppendField(out, "sleeps", writer_sleeps.Get(), false);
   out += "}}\n";
   return out;
 }
