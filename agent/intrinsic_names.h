@@ -11,8 +11,8 @@
 // it. The list costs the JVM time proportional to the whole code cache (measured: 0.7 ms with
 // ~270 nmethods, ~100 ms with ~6,000 at the end of javac on the loaded 2-vCPU VM), under
 // HotSpot's CodeCache_lock, so it is read only when a load needs it, once for all loads posted
-// before the read, and only if its expected cost (the last read's, scaled by how much the code
-// cache grew since) fits a time budget: 10 ms plus 0.1% of the time since the first read. (javac, whose 108 intrinsics trickle in over its
+// before the read, and only if its expected cost (the last read's CPU time, scaled by how much
+// the code cache grew since) fits a budget: 10 ms plus 0.1% of the time since the first read. (javac, whose 108 intrinsics trickle in over its
 // whole run, spent 235 ms of the writer's 557 ms on 26 reads under 20 ms + 1% without the
 // expected cost.) Intrinsics come mostly at start-up, when the code cache is small and a read
 // cheap; later ones a read would cost too much for stay unnamed. A load it cannot name (no code list on this JVM, over budget, or no longer in the code
@@ -60,8 +60,9 @@ std::unordered_map<uint64_t, IntrinsicName> ParseIntrinsics(std::string_view cod
 
 class IntrinsicNamer {
  public:
-  using Clock = uint64_t (*)();  // monotonic nanoseconds, the loads' clock
-  IntrinsicNamer(CodeListSource& source, NameStyle style, Stats& stats, Clock clock);
+  using Clock = uint64_t (*)();  // nanoseconds
+  // `clock`: the loads' monotonic clock; `cpu_clock`: the calling thread's CPU time (what reads cost).
+  IntrinsicNamer(CodeListSource& source, NameStyle style, Stats& stats, Clock clock, Clock cpu_clock);
   IntrinsicNamer(const IntrinsicNamer&) = delete;
   IntrinsicNamer& operator=(const IntrinsicNamer&) = delete;
 
@@ -80,12 +81,13 @@ class IntrinsicNamer {
   const NameStyle style_;
   Stats& stats_;
   const Clock clock_;
+  const Clock cpu_clock_;
   const IntrinsicName unknown_;
   std::unordered_map<uint64_t, IntrinsicName> table_;
   uint64_t table_time_ = 0;    // when the code list in table_ was read; 0: never
   uint64_t first_read_ = 0;    // when the first read started
-  uint64_t spent_ns_ = 0;      // wall time of all reads
-  uint64_t last_read_ns_ = 0;  // wall time of the last read
+  uint64_t spent_ns_ = 0;      // CPU time of all reads
+  uint64_t last_read_ns_ = 0;  // CPU time of the last read
   uint64_t last_read_nmethods_ = 1;  // the code cache's nmethods then (loads less unloads seen)
   bool unavailable_ = false;   // the source said no: never ask again
 };

@@ -21,7 +21,7 @@ class JvmResolver final : public LoadResolver {
       : vm_(vm),
         stats_(stats),
         naming_(jvmti, options, line_tables, lines, stats),
-        intrinsics_(code_list_, options.names, stats, MonotonicNanos) {
+        intrinsics_(code_list_, options.names, stats, MonotonicNanos, ThreadCpuNanos) {
     naming_.namer.SetIntrinsicNamer(&intrinsics_);
   }
 

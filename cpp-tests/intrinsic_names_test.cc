@@ -58,13 +58,16 @@ TEST(IntrinsicNamesTest, MalformedLinesAreSkipped) {
 
 // A code list that answers from a string, counting reads; time is the test's.
 uint64_t g_now = 0;
+uint64_t g_cpu = 0;
 uint64_t Now() { return g_now; }
+uint64_t Cpu() { return g_cpu; }
 
 class FakeCodeList : public CodeListSource {
  public:
   bool Read(std::string* text) override {
     ++reads;
-    g_now += read_cost;
+    g_now += 3 * read_cost;  // preempted for twice as long: only the CPU time counts
+    g_cpu += read_cost;
     if (!available) return false;
     *text = list;
     return true;
@@ -77,10 +80,13 @@ class FakeCodeList : public CodeListSource {
 
 class IntrinsicNamerTest : public ::testing::Test {
  protected:
-  void SetUp() override { g_now = 1'000'000'000; }
+  void SetUp() override {
+    g_now = 1'000'000'000;
+    g_cpu = 5'000'000;
+  }
   FakeCodeList list_;
   Stats stats_;
-  IntrinsicNamer namer_{list_, NameStyle::kJava, stats_, Now};
+  IntrinsicNamer namer_{list_, NameStyle::kJava, stats_, Now, Cpu};
 };
 
 TEST_F(IntrinsicNamerTest, OneReadNamesEveryLoadPostedBeforeIt) {
@@ -128,14 +134,14 @@ TEST_F(IntrinsicNamerTest, ReadsStayWithinTheBudget) {
   // while spent + 4 ms <= 10 ms + 0.1% of the time since the first read.
   list_.read_cost = 4'000'000;
   (void)namer_.Name(0x00007fadf0ec7a00, g_now - 1);  // the first read: always
-  (void)namer_.Name(0x00007fadf0ec7a00, g_now - 1);  // 4 + 4 <= 10.004: allowed
+  (void)namer_.Name(0x00007fadf0ec7a00, g_now - 1);  // 4 + 4 <= 10.012: allowed
   EXPECT_EQ(list_.reads, 2);
-  g_now += 1'000'000'000;  // 8 + 4 > 10 + 1.008 ms: skipped
+  g_now += 1'000'000'000;  // 8 + 4 > 10 + 1.024 ms: skipped
   EXPECT_EQ(namer_.Name(0x00007fadf0ec7a00, g_now - 1).name,
             "java.lang.invoke.MethodHandle.<intrinsic>(signature unknown)");
   EXPECT_EQ(list_.reads, 2);
   EXPECT_EQ(stats_.intrinsic_lists_skipped.Get(), 1u);
-  g_now += 1'500'000'000;  // 8 + 4 <= 10 + 2.508: allowed again
+  g_now += 1'500'000'000;  // 8 + 4 <= 10 + 2.524: allowed again
   EXPECT_EQ(namer_.Name(0x00007fadf0ec7a00, g_now - 1).name,
             "java.lang.invoke.MethodHandle.linkToStatic(int, int, java.lang.invoke.MemberName)");
   EXPECT_EQ(list_.reads, 3);
