@@ -22,7 +22,7 @@ class JvmResolver final : public LoadResolver {
         stats_(stats),
         naming_(jvmti, options, line_tables, lines, stats),
         intrinsics_(code_list_, options.names, stats, MonotonicNanos, ThreadCpuNanos) {
-    naming_.namer.SetIntrinsicNamer(&intrinsics_);
+    if (options.intrinsics_from_code_list) naming_.namer.SetIntrinsicNamer(&intrinsics_);
   }
 
   bool Attach() override;

@@ -93,3 +93,18 @@ def test_intrinsic_names_jdk21plus(jvm, tool, work):
     if jdk is None:
         optional("no JDK 21+ under /usr/lib/jvm (Debian 12 ships only 17; install one, e.g. Temurin 25)")
     check_names_match_codelist(jvm.with_jdk(jdk), tool, work)
+
+
+def test_intrinsic_names_off(jvm, tool, work):
+    """intrinsics=off: the code list is never read, and every intrinsic says its name is unknown."""
+    out, stats = work / "out", work / "stats.json"
+    r = jvm.run("MhIntrinsics", "0", agent=f"dir={out},stats={stats},intrinsics=off", timeout=240)
+    check(r.returncode == 0, f"JVM exit {r.returncode}", r.stderr.decode())
+    dump = read_dump(tool, one_dump(out))
+    unknown = "java.lang.invoke.MethodHandle.<intrinsic>(signature unknown)"
+    named = [l.name for l in dump.loads if INTRINSIC.match(l.name)]
+    count = sum(l.name == unknown for l in dump.loads)
+    s = read_stats(stats)["method_handle_intrinsics"]
+    log(f"intrinsics=off: {count} loads named {unknown}; stats {s}")
+    check(not named, f"intrinsics named with intrinsics=off: {named[:5]}")
+    check(count >= 20 and s["unnamed"] == count and s["code_lists_read"] == 0, f"{count} unknown intrinsics, stats {s}")
