@@ -8,17 +8,17 @@
 //
 // The JVM's own code list (`Compiler.codelist`, one line per nmethod with its method's name and
 // signature and its code range) does tell: IntrinsicNamer looks the load's code address up in
-// it. The list costs the JVM time proportional to the whole code cache (measured: 0.7 ms with
-// ~270 nmethods, ~100 ms with ~6,000 at the end of javac on the loaded 2-vCPU VM), under
-// HotSpot's CodeCache_lock, so it is read only when a load needs it, once for all loads posted
-// before the read, and only if its expected cost (the last read's CPU time, scaled by how much
-// the code cache grew since) fits a budget: 10 ms plus 0.1% of the time since the first read. (javac, whose 108 intrinsics trickle in over its
-// whole run, spent 235 ms of the writer's 557 ms on 26 reads under 20 ms + 1% without the
-// expected cost.) Intrinsics come mostly at start-up, when the code cache is small and a read
-// cheap; later ones a read would cost too much for stay unnamed. A load it cannot name (no code list on this JVM, over budget, or no longer in the code
-// cache) is named for what is known, `java.lang.invoke.MethodHandle.<intrinsic>(signature
-// unknown)`, never after another intrinsic. Plain C++: a CodeListSource reads the list
-// (jvm_code_list.h).
+// it. Reading the list costs work proportional to the whole code cache (measured: 0.5-1.3 ms
+// with ~300 nmethods, ~12 ms with ~1,200), done under HotSpot's CodeCache_lock, so it is read
+// only when a load needs it, once for all loads posted before the read, and only if its
+// expected cost (the last read's CPU time, scaled by how much the code cache grew since) fits a
+// budget: 10 ms plus 0.1% of the time since the first read. (javac, whose 108 intrinsics trickle
+// in over its whole run, spent 235 ms of the writer's 557 ms on 26 reads under 20 ms + 1% and
+// no expected cost.) Intrinsics come mostly at start-up, when the code cache is small and a read
+// cheap; later ones a read would cost too much for stay unnamed. A load it cannot name (no code
+// list on this JVM, over budget, or no longer in the code cache) is named for what is known,
+// `java.lang.invoke.MethodHandle.<intrinsic>(signature unknown)`, never after another
+// intrinsic. Plain C++: a CodeListSource reads the list (jvm_code_list.h).
 #pragma once
 
 #include <cstdint>

@@ -37,12 +37,14 @@ TEST(IntrinsicNamesTest, ParsesTheIntrinsicsOfACodeList) {
 
 TEST(IntrinsicNamesTest, EveryStyleAndItsPerfMapSpelling) {
   const auto jvm = ParseIntrinsics(kCodeList, NameStyle::kJvm);
-  EXPECT_EQ(jvm.at(0x00007fadf0ec7a00).name, "Ljava/lang/invoke/MethodHandle;linkToStatic(IILjava/lang/invoke/MemberName;)I");
+  EXPECT_EQ(jvm.at(0x00007fadf0ec7a00).name,
+            "Ljava/lang/invoke/MethodHandle;linkToStatic(IILjava/lang/invoke/MemberName;)I");
   EXPECT_EQ(jvm.at(0x00007fadf0ec7a00).perf_map_name(),
             "java.lang.invoke.MethodHandle.linkToStatic(int, int, java.lang.invoke.MemberName)");
   EXPECT_EQ(ParseIntrinsics(kCodeList, NameStyle::kSimple).at(0x00007fadf0ec9180).name,
             "java.lang.invoke.MethodHandle.invokeBasic");
-  EXPECT_EQ(UnknownIntrinsicName(NameStyle::kJava).name, "java.lang.invoke.MethodHandle.<intrinsic>(signature unknown)");
+  EXPECT_EQ(UnknownIntrinsicName(NameStyle::kJava).name,
+            "java.lang.invoke.MethodHandle.<intrinsic>(signature unknown)");
   EXPECT_EQ(UnknownIntrinsicName(NameStyle::kJvm).perf_map_name(),
             "java.lang.invoke.MethodHandle.<intrinsic>(signature unknown)");
 }
