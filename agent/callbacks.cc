@@ -71,10 +71,13 @@ void QueueCompiledLoad(AgentState& s, bool defer, uint64_t timestamp, jmethodID 
   }
   CodeEvent* event = nullptr;
   {
+    // VMDeath waits for this scope before it returns, so the lookups below do not see the JVM
+    // die halfway (scopes entered after that still try: JVMTI answers until the phase is DEAD).
+    const HandOff::JvmScope jvm = s.hand_off.EnterJvm();
     auto lock = naming.cache.Lock();
     naming.cache.BeginCallback();
-    const LoadNames names =
-        naming.namer.Name(naming.cache, {IdOf(method), blob.code_addr, blob.code_size, t_pcs, t_frames});
+    const LoadNames names = naming.namer.Name(
+        naming.cache, {IdOf(method), blob.code_addr, blob.code_size, blob.timestamp, t_pcs, t_frames});
     event = NewNamedLoad(s.queue, EventKind::kCompiledLoad, blob, names);
   }
   if (event != nullptr) s.queue.Push(event);
@@ -196,9 +199,13 @@ void HandleVMDeath(AgentState& s) {
     // Loads from now on are resolved in their callbacks; the deferred ones are resolved by the
     // writer now, while JVMTI still answers (after VMDeath it returns WRONG_PHASE).
     if (!s.hand_off.StopDeferring(2000)) {
-      Log(LogLevel::kWarn, "the writer did not resolve its queued loads within 2 s (slow disk?); it resolves "
-          "them before it detaches, but the JVM may no longer answer by then");
+      Log(LogLevel::kWarn, "the writer did not resolve its queued loads within 2 s (slow disk?); the loads it "
+          "has not resolved when this callback returns are written as [unknown Java method]");
     }
+    // Once this callback returns HotSpot turns the phase DEAD and JVMTI refuses name lookups: wait
+    // for the lookups under way (a load the ServiceThread is naming), and keep the writer from
+    // calling into the JVM from now on.
+    (void)s.hand_off.CloseJvm(1000);
     // The files are closed in Agent_OnUnload, which HotSpot calls right after VMDeath on this
     // thread on every exit path that posts VMDeath. Closing here would refuse the loads the
     // ServiceThread still delivers while this callback runs (observed: dozens) and any event it

@@ -54,6 +54,30 @@ bool HandOff::StopDeferring(uint32_t timeout_ms) {
   return done_.wait_for(lock, std::chrono::milliseconds(timeout_ms), [this] { return stopped_; });
 }
 
+HandOff::JvmScope::~JvmScope() {
+  if (live_) owner_.jvm_scopes_.fetch_sub(1, std::memory_order_seq_cst);
+}
+
+HandOff::JvmScope HandOff::EnterJvm() {
+  // Counted before the flag is read: CloseJvm either waits for this scope or this scope sees it
+  // closed. Scopes that are not live do not count, so the ServiceThread's later callbacks never
+  // keep CloseJvm waiting.
+  jvm_scopes_.fetch_add(1, std::memory_order_seq_cst);
+  if (!jvm_closed_.load(std::memory_order_seq_cst)) return JvmScope(*this, true);
+  jvm_scopes_.fetch_sub(1, std::memory_order_seq_cst);
+  return JvmScope(*this, false);
+}
+
+bool HandOff::CloseJvm(uint32_t timeout_ms) {
+  jvm_closed_.store(true, std::memory_order_seq_cst);
+  // Scopes are short (one load's lookups); poll rather than make every scope signal.
+  for (uint32_t waited_us = 0; jvm_scopes_.load(std::memory_order_seq_cst) > 0; waited_us += 100) {
+    if (waited_us >= timeout_ms * 1000) return false;
+    ::usleep(100);
+  }
+  return true;
+}
+
 bool HandOff::Close() { return !closed_.exchange(true, std::memory_order_acq_rel); }
 
 bool HandOff::AwaitIdle(uint32_t timeout_ms) const {

@@ -14,6 +14,10 @@
 //    queue, however late it comes: a deferred load is always resolved on an attached thread,
 //    and its class pin released there.
 //  - Close (Agent_OnUnload) refuses every later event; AwaitIdle waits for tickets in flight.
+//  - Calls into the JVM that must not outlive it run in a JvmScope. CloseJvm (the end of
+//    VMDeath, after which HotSpot turns the phase DEAD) waits for the scopes open and marks
+//    later ones not live: JVMTI then refuses lookups (WRONG_PHASE), and a thread entering the
+//    JVM through JNI or JMM after it has exited blocks forever.
 //
 // The writer calls Serve from its loop: attaching and detaching happen there, on its thread.
 // Plain C++: the resolver does the JVM's part.
@@ -49,6 +53,22 @@ class HandOff {
     const bool defer_;
   };
 
+  // A stretch of calls into the JVM; live() says whether the JVM is still live for it.
+  class [[nodiscard]] JvmScope {
+   public:
+    ~JvmScope();
+    JvmScope(const JvmScope&) = delete;
+    JvmScope& operator=(const JvmScope&) = delete;
+    // false: VM death has passed (CloseJvm): JNI and JMM must not be called, JVMTI may refuse.
+    bool live() const { return live_; }
+
+   private:
+    friend class HandOff;
+    JvmScope(HandOff& owner, bool live) : owner_(owner), live_(live) {}
+    HandOff& owner_;
+    const bool live_;
+  };
+
   HandOff() = default;
   HandOff(const HandOff&) = delete;
   HandOff& operator=(const HandOff&) = delete;
@@ -69,6 +89,11 @@ class HandOff {
   // Final. Waits at most `timeout_ms` for the writer; false when it did not get there in time
   // (it still resolves every deferred load before it detaches).
   bool StopDeferring(uint32_t timeout_ms);
+  // From the end of VMDeath: every later JvmScope is not live. Waits at most `timeout_ms` for
+  // the scopes open now; false on timeout.
+  bool CloseJvm(uint32_t timeout_ms);
+  // Any thread, around calls into the JVM.
+  JvmScope EnterJvm();
   // Refuses every event from now on. true for the first caller only.
   bool Close();
   bool closed() const { return closed_.load(std::memory_order_acquire); }
@@ -105,6 +130,10 @@ class HandOff {
   // Callbacks between reading kDeferring and queueing their load (sequentially consistent with
   // state_, so the writer seeing 0 after kStopped knows no deferred load is still coming).
   std::atomic<int> deferring_{0};
+  // JvmScopes open, and whether CloseJvm has run (sequentially consistent with each other, as
+  // deferring_ with state_).
+  std::atomic<int> jvm_scopes_{0};
+  std::atomic<bool> jvm_closed_{false};
 
   alignas(64) mutable std::mutex mutex_;
   std::condition_variable done_;

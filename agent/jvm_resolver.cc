@@ -16,6 +16,7 @@ bool JvmResolver::Attach() {
     return false;
   }
   env_ = env;
+  code_list_.SetEnv(env);
   return true;
 }
 
@@ -27,7 +28,8 @@ bool JvmResolver::Resolve(const CodeEvent& load, LoadNames* names) {
   try {
     auto lock = naming_.cache.Lock();
     naming_.cache.BeginCallback();
-    *names = naming_.namer.Name(naming_.cache, {load.method, load.code_addr, load.code_size, load.pcs, load.frames});
+    *names = naming_.namer.Name(naming_.cache,
+                                {load.method, load.code_addr, load.code_size, load.timestamp, load.pcs, load.frames});
     resolved = true;
   } catch (...) {
     stats_.lost_allocation.Add();
@@ -46,6 +48,7 @@ void JvmResolver::Detach() {
   if (env_ == nullptr) return;
   vm_->DetachCurrentThread();
   env_ = nullptr;
+  code_list_.SetEnv(nullptr);
 }
 
 }  // namespace jitdump_agent

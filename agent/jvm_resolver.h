@@ -1,12 +1,15 @@
 // JVMTI glue: the writer thread's side of deferred loads (load_resolver.h). Attaches the writer
 // thread to the JVM as a daemon (JVMTI answers only threads the JVM knows), resolves each
 // deferred load with a method cache of its own, releases the class pin the callback took, and
-// detaches when the hand-off says nothing deferred can still arrive.
+// detaches when the hand-off says nothing deferred can still arrive. Names method-handle
+// intrinsics from the JVM's code list (intrinsic_names.h), which only this thread can read.
 #pragma once
 
 #include <jni.h>
 #include <jvmti.h>
 
+#include "agent/clock.h"
+#include "agent/jvm_code_list.h"
 #include "agent/jvmti_method_lookup.h"
 #include "agent/load_resolver.h"
 
@@ -15,7 +18,12 @@ namespace jitdump_agent {
 class JvmResolver final : public LoadResolver {
  public:
   JvmResolver(JavaVM* vm, jvmtiEnv* jvmti, const Options& options, bool line_tables, bool lines, Stats& stats)
-      : vm_(vm), stats_(stats), naming_(jvmti, options, line_tables, lines, stats) {}
+      : vm_(vm),
+        stats_(stats),
+        naming_(jvmti, options, line_tables, lines, stats),
+        intrinsics_(code_list_, options.names, stats, MonotonicNanos, ThreadCpuNanos) {
+    if (options.intrinsics_from_code_list) naming_.namer.SetIntrinsicNamer(&intrinsics_);
+  }
 
   bool Attach() override;
   void Detach() override;
@@ -26,6 +34,8 @@ class JvmResolver final : public LoadResolver {
   JavaVM* const vm_;
   Stats& stats_;
   JvmtiLoadNaming naming_;  // the writer thread's only
+  JmmCodeList code_list_;   // method-handle intrinsics' names, read on this thread while attached
+  IntrinsicNamer intrinsics_;
   JNIEnv* env_ = nullptr;
 };
 

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "agent/intrinsic_names.h"
 #include "agent/jvm_ids.h"
 #include "agent/log.h"
 #include "agent/names.h"
@@ -11,6 +12,7 @@ namespace jitdump_agent {
 namespace {
 
 WarnOnce g_lookup_warning;
+constexpr jint kAccNative = 0x0100;  // JVMS 4.6 access flag
 
 // Owns memory JVMTI allocated for us and gives it back with Deallocate.
 template <typename T>
@@ -56,12 +58,20 @@ void JvmtiMethodLookup::Resolve(MethodId id, MethodInfo& info) {
   if (error != JVMTI_ERROR_NONE) {
     stats_.lookup_errors.Add();
     if (g_lookup_warning.First()) Log(LogLevel::kInfo, "method lookup failed with JVMTI error %d", error);
-    info.name = "[unknown Java method]";
+    info.name = kUnknownJavaMethod;
     info.source.function = info.name;
+    info.refused_dying = error == JVMTI_ERROR_WRONG_PHASE;
     return;
   }
   info.resolved = true;
   const std::string klass_utf8 = ModifiedUtf8ToUtf8(class_signature.get());
+  if (klass_utf8 == kMethodHandleClass) {
+    // Only the intrinsics are ever compiled as native methods of MethodHandle (invokeExact and
+    // invoke are linked through LambdaForms). One more JVMTI call, for this one class only.
+    jint modifiers = 0;
+    info.mh_intrinsic = jvmti_->GetMethodModifiers(method, &modifiers) == JVMTI_ERROR_NONE &&
+                        (modifiers & kAccNative) != 0;
+  }
   const std::string name_utf8 = ModifiedUtf8ToUtf8(name.get());
   const std::string signature_utf8 = ModifiedUtf8ToUtf8(signature.get());
   info.name = FormatMethodName(style_, klass_utf8, name_utf8, signature_utf8);

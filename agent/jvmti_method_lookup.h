@@ -36,7 +36,7 @@ struct JvmtiLoadNaming {
   JvmtiLoadNaming(jvmtiEnv* jvmti, const Options& options, bool line_tables, bool lines, Stats& stats)
       : lookup(jvmti, options.names, line_tables, stats),
         cache(lookup, options.cache_entries, stats),
-        namer(lines, options.inline_info) {}
+        namer(lines, options.inline_info, options.names, stats) {}
   JvmtiMethodLookup lookup;
   MethodCache cache;
   LoadNamer namer;

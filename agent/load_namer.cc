@@ -24,6 +24,20 @@ LoadNames LoadNamer::Name(MethodCache& cache, const CompiledMethod& load) {
   LoadNames names;
   names.name = root->name;
   names.perf_map_name = root->perf_map_name();
+  if (!root->resolved) {
+    stats_.unnamed_loads.Add();
+    if (root->refused_dying) stats_.unnamed_after_vm_death.Add();
+  } else if (root->mh_intrinsic) {
+    // The method's own name is some other intrinsic's (intrinsic_names.h).
+    const IntrinsicName* intrinsic = &unknown_intrinsic_;
+    if (intrinsics_ != nullptr) {
+      intrinsic = &intrinsics_->Name(load.code_addr, load.timestamp);
+    } else {
+      stats_.intrinsics_unnamed.Add();
+    }
+    names.name = intrinsic->name;
+    names.perf_map_name = intrinsic->perf_map_name();
+  }
   names.lines = entries_;
   if (inline_info_ && !sites_.empty()) {
     // The timestamp is the writer's to set (it may move it back).

@@ -11,6 +11,7 @@
 
 #include "agent/code_event.h"
 #include "agent/inline_tree.h"
+#include "agent/intrinsic_names.h"
 #include "agent/line_map.h"
 #include "agent/method_cache.h"
 
@@ -21,6 +22,7 @@ struct CompiledMethod {
   MethodId method = 0;
   uint64_t code_addr = 0;
   uint64_t code_size = 0;
+  uint64_t timestamp = 0;  // when the JVM posted the load (the callback's clock)
   std::span<const ScopePc> pcs;
   std::span<const ScopeFrame> frames;
 };
@@ -29,7 +31,9 @@ class LoadNamer {
  public:
   // `lines`: DEBUG_INFO rows (lines=on and the JVM granted the line capabilities);
   // `inline_info`: samply's inline record (inline=on).
-  LoadNamer(bool lines, bool inline_info) : lines_(lines), inline_info_(inline_info) {}
+  // `style`: how method-handle intrinsics no code list names are spelled; counts in `stats`.
+  LoadNamer(bool lines, bool inline_info, NameStyle style, Stats& stats)
+      : lines_(lines), inline_info_(inline_info), unknown_intrinsic_(UnknownIntrinsicName(style)), stats_(stats) {}
   LoadNamer(const LoadNamer&) = delete;
   LoadNamer& operator=(const LoadNamer&) = delete;
 
@@ -40,9 +44,16 @@ class LoadNamer {
   // valid until the next Name or until the cache changes.
   LoadNames Name(MethodCache& cache, const CompiledMethod& load);
 
+  // Where method-handle intrinsics get their names (the writer's side only: reading the JVM's
+  // code list needs an attached thread). Without one they are named as unknown intrinsics.
+  void SetIntrinsicNamer(IntrinsicNamer* intrinsics) { intrinsics_ = intrinsics; }
+
  private:
   const bool lines_;
   const bool inline_info_;
+  const IntrinsicName unknown_intrinsic_;
+  Stats& stats_;
+  IntrinsicNamer* intrinsics_ = nullptr;
   // Working memory reused from load to load (the capacity follows the largest method seen).
   std::vector<Frame> frames_;
   std::vector<PcSite> sites_;

@@ -26,11 +26,18 @@
 
 namespace jitdump_agent {
 
+// The name of a method whose lookups failed.
+inline constexpr std::string_view kUnknownJavaMethod = "[unknown Java method]";
+
 struct MethodInfo {
   // What a cache hit checks comes first, in the same cache line as the map node's key.
   uint64_t validated_in = 0;  // the callback that last confirmed this entry
   int64_t end_location = -1;  // the method's last bytecode index, -1 when unknown
   bool resolved = false;      // false: the lookups failed
+  bool refused_dying = false;  // they failed because the JVM was dying (JVMTI's WRONG_PHASE)
+  // A native method of java.lang.invoke.MethodHandle: every such load is a method-handle
+  // intrinsic, and the name above is not its own (intrinsic_names.h).
+  bool mh_intrinsic = false;
   std::string name;           // display name, in the configured style
   // The perf-map spelling of `name`, made with it (see PerfMapMethodName); empty when it is
   // `name` itself, as it is for every style but names=jvm.

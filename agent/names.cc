@@ -30,7 +30,14 @@ void AppendType(std::string_view sig, size_t& pos, std::string& out) {
       case 'L': {
         const size_t end = sig.find(';', pos);
         const size_t stop = end == std::string_view::npos ? sig.size() : end;
-        for (size_t i = pos; i < stop; ++i) out.push_back(sig[i] == '/' ? '.' : sig[i]);
+        // Package separators '/' become '.'. A '.' cannot occur in a class's internal name
+        // except in a hidden class, where JVMTI writes "LWork$$Lambda$14.0x0000000800c01000;":
+        // spelled with '/' as Class.getName(), jcmd and stack traces print it
+        // ("Work$$Lambda$14/0x0000000800c01000"). perf keeps the '/': checked with Debian's
+        // perf 6.1, `perf report`/`perf script` after `perf inject --jit` (ELF symbols in the
+        // jitted-*.so) and `perf report` from the perf map alike show
+        // "java.lang.invoke.LambdaForm$DMH/0x00007f8374009800.newInvokeSpecial(...)".
+        for (size_t i = pos; i < stop; ++i) out.push_back(sig[i] == '/' ? '.' : sig[i] == '.' ? '/' : sig[i]);
         pos = end == std::string_view::npos ? sig.size() : end + 1;
         break;
       }

@@ -120,7 +120,8 @@ constexpr OptionSpec kOptions[] = {
     {"stats", "stderr|PATH", "–",
      "JSON statistics at exit: events, records, bytes, lost records by cause, queue high-water marks, method-cache "
      "lookups, callback wall-time percentiles (all loads, and loads of ≤ 4 KiB of code), the thread CPU time of one "
-     "load in 16, loads deferred to the writer, the writer's time per resolved load and its total CPU time",
+     "load in 16, loads deferred to the writer, the writer's time per resolved load, its total CPU time and its "
+     "sleeps, loads written unnamed (and how many after VM death), method-handle intrinsics named and unnamed",
      "stderr or a file path", [](const OptionValue& v, Options& o) { return SetPath(v, o.stats); }},
     {"log", "error|warn|info|debug", "warn", "the agent is silent in normal operation at `warn`",
      "error, warn, info, debug",
@@ -141,7 +142,9 @@ constexpr OptionSpec kOptions[] = {
        if (valid) o.mode = static_cast<uint32_t>(bits);
        return valid;
      }},
-    {"flush_ms", "N", "10", "writer poll interval, in milliseconds (1 to 1000)", "milliseconds from 1 to 1000",
+    {"flush_ms", "N", "10",
+     "writer poll interval, in milliseconds (1 to 1000); it doubles after each poll that found nothing, up to 8 "
+     "times", "milliseconds from 1 to 1000",
      [](const OptionValue& v, Options& o) { return SetNumber(v, 1, 1000, o.flush_ms); }},
     {"cache", "N", "16384", "methods kept in the name/line cache (0 disables)",
      "a number of methods from 0 (off) to 1048576",
@@ -155,6 +158,16 @@ constexpr OptionSpec kOptions[] = {
        static const char* const kChoices[] = {"auto", "writer", "callback"};
        static constexpr ResolveIn kValues[] = {ResolveIn::kAuto, ResolveIn::kWriter, ResolveIn::kCallback};
        return SetChoice(v, kChoices, kValues, o.resolve);
+     }},
+    {"intrinsics", "codelist|off", "codelist",
+     "how method-handle intrinsics (`invokeBasic`, `linkTo*`: JVMTI gives all of them one method) are named: from "
+     "the JVM's `Compiler.codelist`, read on the writer thread under HotSpot's code-cache lock within a CPU budget, "
+     "or `off`: `MethodHandle.<intrinsic>(signature unknown)` (see *Method names*)",
+     "codelist, off",
+     [](const OptionValue& v, Options& o) {
+       static const char* const kChoices[] = {"codelist", "off"};
+       static constexpr bool kValues[] = {true, false};
+       return SetChoice(v, kChoices, kValues, o.intrinsics_from_code_list);
      }},
     {"config", "FILE", "–", "read options from a file (one `key=value` per line, `#` comments)", "a file path",
      [](const OptionValue& v, Options& o) { return SetPath(v, o.config); }},

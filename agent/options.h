@@ -53,6 +53,7 @@ struct Options {
   uint32_t flush_ms = 10;        // writer idle poll interval
   uint32_t cache_entries = 16384;  // per-method lookup cache bound
   ResolveIn resolve = ResolveIn::kAuto;
+  bool intrinsics_from_code_list = true;  // intrinsics=codelist (intrinsic_names.h)
   std::string config;            // file the options were also read from
 
   bool operator==(const Options&) const = default;

@@ -143,6 +143,16 @@ std::string Stats::ToJson(const std::string& dump_path, const std::string& perfm
   AppendField(out, "records_high_water", queue_records_high.Get(), false);
   out += "},";
   AppendField(out, "lookup_errors", lookup_errors.Get());
+  out += "\"unnamed_loads\":{";
+  AppendField(out, "total", unnamed_loads.Get());
+  AppendField(out, "after_vm_death", unnamed_after_vm_death.Get(), false);
+  out += "},\"method_handle_intrinsics\":{";
+  AppendField(out, "named", intrinsics_named.Get());
+  AppendField(out, "unnamed", intrinsics_unnamed.Get());
+  AppendField(out, "code_lists_read", intrinsic_lists_read.Get());
+  AppendField(out, "code_list_ns", intrinsic_list_ns.Get());
+  AppendField(out, "code_lists_skipped", intrinsic_lists_skipped.Get(), false);
+  out += "},";
   out += "\"method_cache\":{";
   AppendField(out, "lookups", method_lookups.Get());
   AppendField(out, "validations", method_validations.Get());
@@ -160,7 +170,8 @@ std::string Stats::ToJson(const std::string& dump_path, const std::string& perfm
   AppendLatency(out, "resolve_deferred_load", resolve_latency, false);
   out += "},\"writer\":{";
   AppendField(out, "cpu_ns", writer_cpu_ns.Get());
-  AppendField(out, "sys_ns", writer_sys_ns.Get(), false);
+  AppendField(out, "sys_ns", writer_sys_ns.Get());
+  AppendField(out, "sleeps", writer_sleeps.Get(), false);
   out += "}}\n";
   return out;
 }

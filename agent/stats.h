@@ -86,6 +86,9 @@ struct Stats {
   LatencyHistogram resolve_latency;
   Counter writer_cpu_ns;         // CPU time of the writer thread, all of it, taken when it ends
   Counter writer_sys_ns;         // the part of it spent in the kernel (writes, page cache)
+  // Times the writer thread went to sleep (voluntary context switches): each costs a futex
+  // wait and a wake-up, which RESULTS.md measured at ~40% of the writer's samples on javac.
+  Counter writer_sleeps;
 
   // What did not reach the file, by reason (with the writer's lost_* above). Each is a code
   // blob the JVM reported that is not in the file. From here on: updated mostly by JVM threads.
@@ -94,6 +97,20 @@ struct Stats {
   Counter lost_allocation;       // malloc failed, or a record would pass the format's 4 GiB limit
   Counter lost_after_close;      // arrived after the dump was closed (Agent_OnUnload)
   Counter lookup_errors;         // JVMTI name/line lookups that failed unexpectedly
+  // Loads written as "[unknown Java method]" (their method's name lookup failed), and among
+  // them those whose lookups the JVM refused because it was dying: HotSpot still delivers loads
+  // it dequeued before VM death, and once VMDeath has returned JVMTI answers WRONG_PHASE.
+  Counter unnamed_loads;
+  Counter unnamed_after_vm_death;
+
+  // Method-handle intrinsics (intrinsic_names.h): named from the JVM's code list, or written as
+  // "MethodHandle.<intrinsic>(signature unknown)"; code lists read, their wall time, and reads
+  // skipped because they would have passed the time budget.
+  Counter intrinsics_named;
+  Counter intrinsics_unnamed;
+  Counter intrinsic_lists_read;
+  Counter intrinsic_list_ns;
+  Counter intrinsic_lists_skipped;
 
   // The method cache: full lookups (names, source file, line table: several JVMTI calls each)
   // and cheap re-validations of cached entries (one GetMethodLocation per method per callback).

@@ -18,10 +18,13 @@
 
 #include "agent/clock.h"
 #include "agent/log.h"
+#include "agent/method_cache.h"
 #include "jitdump/safe_file.h"
 
 namespace jitdump_agent {
 namespace {
+
+constexpr uint32_t kMaxIdleDoublings = 3;  // the writer's idle wait: flush_ms up to 8 x flush_ms
 
 WarnOnce g_write_warning;
 WarnOnce g_perfmap_warning;
@@ -168,10 +171,34 @@ bool Writer::ResolveDeferred(const CodeEvent& load, LoadNames* names) {
     stats_.lost_unresolved.Add();
     return false;
   }
+  const HandOff::JvmScope jvm = hand_off_.EnterJvm();
+  if (!jvm.live()) {
+    // VMDeath returned before this load was resolved (it waited 2 s for the writer): the JVM
+    // may be gone, so no JVMTI or JNI call (the class pin stays, as the JVM exits anyway).
+    names->name = names->perf_map_name = kUnknownJavaMethod;
+    stats_.unnamed_loads.Add();
+    stats_.unnamed_after_vm_death.Add();
+    return true;
+  }
   const uint64_t start = MonotonicNanos();
   const bool resolved = resolver->Resolve(load, names);
   stats_.resolve_latency.Record(MonotonicNanos() - start);
   return resolved;
+}
+
+void Writer::ReportUnnamed() {
+  const uint64_t unnamed = stats_.unnamed_loads.Get();
+  if (unnamed == 0) return;
+  const uint64_t dying = stats_.unnamed_after_vm_death.Get();
+  if (dying == unnamed) {
+    Log(LogLevel::kWarn, "%llu compiled method(s) posted after VM death written as [unknown Java method]: the "
+        "JVM no longer answers name lookups then (stats: unnamed_loads.after_vm_death)",
+        static_cast<unsigned long long>(unnamed));
+  } else {
+    Log(LogLevel::kWarn, "%llu compiled method(s) written as [unknown Java method] (%llu posted after VM death); "
+        "log=info shows the JVMTI error (stats: unnamed_loads)",
+        static_cast<unsigned long long>(unnamed), static_cast<unsigned long long>(dying));
+  }
 }
 
 void Writer::Run() {
@@ -179,6 +206,7 @@ void Writer::Run() {
   // Nothing thrown here may leave this thread (std::terminate would take the JVM down): each
   // record is guarded in Process, and each step of the loop and of the exit path here.
   std::unique_lock<std::mutex> lock(mutex_);
+  uint32_t empty_polls = 0;  // polls in a row that found nothing queued
   while (!stop_requested_) {
     lock.unlock();
     bool waiting = false;
@@ -190,11 +218,19 @@ void Writer::Run() {
       WarnFailure("the writer's loop", std::current_exception());
     }
     lock.lock();
+    if (done != 0) empty_polls = 0;
     if (stop_requested_ || done != 0) continue;
     if (waiting) {
       wake_.wait_for(lock, std::chrono::milliseconds(1));  // for a deferring callback to queue its load
     } else if (!hand_off_.HasRequest()) {
-      wake_.wait_for(lock, std::chrono::milliseconds(options_.flush_ms));
+      // Every sleep and wake-up costs the writer CPU (RESULTS.md: ~40% of its samples on javac
+      // at one per 10 ms). A poll that found nothing doubles the next wait, up to 8 intervals:
+      // a JVM that compiles nothing costs a wake-up per 80 ms, and the first load after a pause
+      // waits at most that long in the queue (JVM threads never wait for the writer; a full
+      // queue wakes it at once).
+      const uint32_t wait_ms = options_.flush_ms << std::min<uint32_t>(empty_polls, kMaxIdleDoublings);
+      ++empty_polls;
+      wake_.wait_for(lock, std::chrono::milliseconds(wait_ms));
     }
   }
   lock.unlock();
@@ -212,6 +248,7 @@ void Writer::Run() {
     CompactPerfMap();
     perf_map_.Close();
   }
+  ReportUnnamed();
   const jitdump::Status status = dump_.Close(close_time_);
   // A failing disk was reported once already when writing records failed: the close record failing on
   // the same full disk is no news (the dump stays valid without it: perf reads to the last whole record).
@@ -224,6 +261,7 @@ void Writer::Run() {
   if (::getrusage(RUSAGE_THREAD, &usage) == 0) {
     stats_.writer_sys_ns.Add(static_cast<uint64_t>(usage.ru_stime.tv_sec) * 1000000000ull +
                              static_cast<uint64_t>(usage.ru_stime.tv_usec) * 1000ull);
+    stats_.writer_sleeps.Add(static_cast<uint64_t>(usage.ru_nvcsw));
   }
   lock.lock();
   finished_.store(true, std::memory_order_release);

@@ -52,6 +52,8 @@ class Writer {
   void Run();
   // The names of a deferred load, from the resolver; false (counted) when there are none.
   bool ResolveDeferred(const CodeEvent& load, LoadNames* names);
+  // One warning at the end when loads were written without names (stats: unnamed_loads).
+  void ReportUnnamed();
   // One popped event: written, counted as a duplicate or lost, or applied (an unload). Frees it
   // unless the batch took it; may throw (the caller counts the record and goes on).
   void Process(CodeEvent* event);

@@ -133,6 +133,34 @@ TEST_F(CompiledLoadTest, RowsFollowPcDescEndSemanticsAndInlinedFramesCarryTheirO
   EXPECT_EQ(s.queue.bytes_in_flight(), 0u);
 }
 
+// JVMTI hands every method-handle intrinsic the same jmethodID, which names the first intrinsic
+// HotSpot made (here linkToStatic(int, int, MemberName)). A callback cannot read the JVM's code
+// list (that needs the attached writer thread), so it says what it does not know.
+TEST_F(CompiledLoadTest, AnIntrinsicNamedInACallbackSaysItsSignatureIsUnknown) {
+  FakeClass method_handle{"Ljava/lang/invoke/MethodHandle;", ""};
+  FakeMethod link_to_static{&method_handle, "linkToStatic", "(IILjava/lang/invoke/MemberName;)I", {}};
+  link_to_static.native = true;
+  FakeMethod invoke_exact_lf{&method_handle, "asType",
+                             "(Ljava/lang/invoke/MethodType;)Ljava/lang/invoke/MethodHandle;", {{0, 700}}};
+  jvmtiCompiledMethodLoadInlineRecord record{};
+  record.header.kind = JVMTI_CMLR_INLINE_INFO;
+  record.numpcs = 0;
+  AgentState& s = State(/*defer=*/false);
+  HandleCompiledMethodLoad(s, 5, link_to_static.id(), 32, code_, &record);
+  HandleCompiledMethodLoad(s, 6, invoke_exact_lf.id(), 64, code_ + 64, &record);
+  CodeEvent* intrinsic = s.queue.Pop();
+  CodeEvent* java = s.queue.Pop();
+  ASSERT_NE(intrinsic, nullptr);
+  ASSERT_NE(java, nullptr);
+  EXPECT_EQ(intrinsic->names.name, "java.lang.invoke.MethodHandle.<intrinsic>(signature unknown)");
+  EXPECT_EQ(java->names.name, "java.lang.invoke.MethodHandle.asType(java.lang.invoke.MethodType)")
+      << "a Java method of MethodHandle keeps its own name";
+  EXPECT_EQ(s.stats.intrinsics_unnamed.Get(), 1u);
+  EXPECT_EQ(s.stats.intrinsics_named.Get(), 0u);
+  s.queue.Free(intrinsic);
+  s.queue.Free(java);
+}
+
 TEST_F(CompiledLoadTest, NativeWrapperWithoutPcDescsGetsNoDebugInfo) {
   caller_.native = true;
   jvmtiCompiledMethodLoadInlineRecord record{};

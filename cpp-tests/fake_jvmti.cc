@@ -36,11 +36,20 @@ char* Copy(const std::string& s) {
 jvmtiError JNICALL GetMethodName(jvmtiEnv*, jmethodID id, char** name, char** sig, char** generic) {
   ++FakeJvmti::calls().get_method_name;
   if (Refused()) return JVMTI_ERROR_UNATTACHED_THREAD;
+  if (FakeJvmti::dead()) return JVMTI_ERROR_WRONG_PHASE;  // as HotSpot once VMDeath has returned
   FakeMethod* m = AsMethod(id);
   if (!m->valid) return JVMTI_ERROR_INVALID_METHODID;
   if (name) *name = Copy(m->name);
   if (sig) *sig = Copy(m->signature);
   if (generic) *generic = nullptr;
+  return JVMTI_ERROR_NONE;
+}
+
+jvmtiError JNICALL GetMethodModifiers(jvmtiEnv*, jmethodID id, jint* modifiers) {
+  if (Refused()) return JVMTI_ERROR_UNATTACHED_THREAD;
+  FakeMethod* m = AsMethod(id);
+  if (!m->valid) return JVMTI_ERROR_INVALID_METHODID;
+  *modifiers = m->native ? 0x0100 : 0;
   return JVMTI_ERROR_NONE;
 }
 
@@ -52,6 +61,7 @@ jvmtiError JNICALL GetMethodDeclaringClass(jvmtiEnv*, jmethodID id, jclass* klas
     ++FakeJvmti::delays_begun();
     std::this_thread::sleep_for(std::chrono::milliseconds(delay));
   }
+  if (FakeJvmti::dead()) return JVMTI_ERROR_WRONG_PHASE;
   if (!m->valid) return JVMTI_ERROR_INVALID_METHODID;
   *klass = reinterpret_cast<jclass>(m->klass);
   return JVMTI_ERROR_NONE;
@@ -59,6 +69,7 @@ jvmtiError JNICALL GetMethodDeclaringClass(jvmtiEnv*, jmethodID id, jclass* klas
 
 jvmtiError JNICALL GetClassSignature(jvmtiEnv*, jclass klass, char** sig, char** generic) {
   if (Refused()) return JVMTI_ERROR_UNATTACHED_THREAD;
+  if (FakeJvmti::dead()) return JVMTI_ERROR_WRONG_PHASE;
   if (sig) *sig = Copy(reinterpret_cast<FakeClass*>(klass)->signature);
   if (generic) *generic = nullptr;
   return JVMTI_ERROR_NONE;
@@ -185,6 +196,11 @@ std::atomic<int>& FakeJvmti::delays_begun() {
   return begun;
 }
 
+bool& FakeJvmti::dead() {
+  static bool dead = false;
+  return dead;
+}
+
 bool& FakeJvmti::require_attached() {
   static bool require = false;
   return require;
@@ -198,6 +214,7 @@ FakeJvmtiCalls& FakeJvmti::calls() {
 FakeJvmti::FakeJvmti() {
   table_.GetMethodName = GetMethodName;
   table_.GetMethodDeclaringClass = GetMethodDeclaringClass;
+  table_.GetMethodModifiers = GetMethodModifiers;
   table_.GetClassSignature = GetClassSignature;
   table_.GetSourceFileName = GetSourceFileName;
   table_.GetLineNumberTable = GetLineNumberTable;
@@ -207,6 +224,7 @@ FakeJvmti::FakeJvmti() {
   env_.functions = &table_;
   calls() = FakeJvmtiCalls();
   require_attached() = false;
+  dead() = false;
   delays_begun() = 0;
 }
 

@@ -53,6 +53,8 @@ class FakeJvmti {
   // As in HotSpot, answer only threads the JVM knows (FakeJvm); off by default, so tests of
   // plain lookups may call from any thread.
   static bool& require_attached();
+  // The JVM is past VM death: name lookups answer JVMTI_ERROR_WRONG_PHASE.
+  static bool& dead();
   static std::atomic<int>& delays_begun();
 
  private:

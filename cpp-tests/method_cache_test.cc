@@ -44,7 +44,7 @@ TEST_F(MethodCacheTest, MissingLineInformationIsNotAnError) {
   auto lock = cache.Lock();
   cache.BeginCallback();
   const MethodInfo* info = cache.Get(lambda_.mid());
-  EXPECT_EQ(info->name, "Work$$Lambda.0x0000000800c01000.apply(java.lang.Object)");
+  EXPECT_EQ(info->name, "Work$$Lambda/0x0000000800c01000.apply(java.lang.Object)");
   EXPECT_FALSE(info->source.has_lines());
   EXPECT_EQ(stats_.lookup_errors.Get(), 0u);
 }

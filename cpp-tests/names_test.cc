@@ -20,10 +20,21 @@ TEST(NamesTest, JavaStyleKeepsArraysAndConstructors) {
   EXPECT_EQ(FormatMethodName(NameStyle::kJava, "Lcom/foo/Bar;", "<clinit>", "()V"), "com.foo.Bar.<clinit>()");
 }
 
-TEST(NamesTest, HiddenClassesAndLambdasStayReadable) {
+// JVMTI spells a hidden class "LWork$$Lambda.0x...;"; the JDK's tools (Class.getName(), jcmd,
+// stack traces) print "Work$$Lambda/0x...", and so do we (JDK 17 adds a counter, JDK 25 not).
+TEST(NamesTest, HiddenClassesAreSpelledAsTheJdkPrintsThem) {
   EXPECT_EQ(FormatMethodName(NameStyle::kJava, "LWork$$Lambda.0x000000004f040210;", "apply",
                              "(Ljava/lang/Object;)Ljava/lang/Object;"),
-            "Work$$Lambda.0x000000004f040210.apply(java.lang.Object)");
+            "Work$$Lambda/0x000000004f040210.apply(java.lang.Object)");
+  EXPECT_EQ(FormatMethodName(NameStyle::kJava, "Ljava/util/Comparator$$Lambda$233.0x0000000800c4b8a0;", "compare",
+                             "(Ljava/lang/Object;Ljava/lang/Object;)I"),
+            "java.util.Comparator$$Lambda$233/0x0000000800c4b8a0.compare(java.lang.Object, java.lang.Object)");
+  EXPECT_EQ(FormatMethodName(NameStyle::kSimple, "Ljava/lang/invoke/LambdaForm$MH.0x0000000800c0c000;", "invoke",
+                             "(Ljava/lang/Object;)Ljava/lang/Object;"),
+            "java.lang.invoke.LambdaForm$MH/0x0000000800c0c000.invoke");
+  // names=jvm stays JVMTI's own spelling (perf's agent writes the same).
+  EXPECT_EQ(FormatMethodName(NameStyle::kJvm, "LWork$$Lambda.0x000000004f040210;", "run", "()V"),
+            "LWork$$Lambda.0x000000004f040210;run()V");
   EXPECT_EQ(FormatMethodName(NameStyle::kSimple, "LWork;", "lambda$main$0", "()V"), "Work.lambda$main$0");
 }
 

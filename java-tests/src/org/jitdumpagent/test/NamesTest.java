@@ -42,9 +42,20 @@ class NamesTest {
   void javaStyleHasNoJvmDescriptors() {
     for (JitDump.CodeLoad l : Runs.mixed().dump().codeLoads()) {
       if (!l.name.startsWith(P)) continue;
-      assertFalse(l.name.contains("/") || l.name.contains(";"), "descriptor syntax in a java-style name: " + l);
+      // The one '/' a java-style name has: a hidden class's, as Class.getName() spells it.
+      final String outsideHiddenClasses = l.name.replaceAll("/0x[0-9a-f]+\\.", ".");
+      assertFalse(outsideHiddenClasses.contains("/") || l.name.contains(";"), "descriptor syntax in a java-style name: " + l);
       assertTrue(l.name.endsWith(")"), "java-style name without a parameter list: " + l);
     }
+  }
+
+  @Test
+  void hiddenClassesAreSpelledAsTheJdkPrintsThem() {
+    // JVMTI says "LMixed$$Lambda$1.0x...;" (JDK 17) or "LMixed$$Lambda.0x...;" (JDK 21+);
+    // Class.getName(), jcmd and stack traces say "Mixed$$Lambda$1/0x...".
+    final String hidden = "\\Q" + P + "Mixed$$Lambda\\E(\\$\\d+)?/0x[0-9a-f]+\\.applyAsInt\\(int\\)";
+    assertTrue(Runs.mixed().dump().codeLoads().stream().anyMatch(l -> l.name.matches(hidden)),
+               "no compiled lambda proxy spelled Mixed$$Lambda.../0x...:" + Runs.mixed().dump().describe("Lambda"));
   }
 
   @Test

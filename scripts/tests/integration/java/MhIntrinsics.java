@@ -7,7 +7,8 @@ import java.util.function.IntSupplier;
  * Makes HotSpot generate method-handle intrinsic nmethods (invokeBasic, linkToStatic,
  * linkToVirtual, linkToSpecial, linkToInterface) for several basic-type signatures, then waits
  * so `jcmd <pid> Compiler.codelist` can list them next to the agent's dump (scripts/bench
- * RESULTS.md, "MethodHandle intrinsics"). Usage: java MhIntrinsics [seconds to wait].
+ * RESULTS.md, "MethodHandle intrinsics"; scripts/tests/integration/test_names.py). Usage:
+ * java MhIntrinsics [seconds to wait [stop file: stop waiting once it exists]].
  */
 public class MhIntrinsics {
   interface Shape { double area(double scale); }
@@ -76,6 +77,9 @@ public class MhIntrinsics {
     }
     System.out.println("pid " + ProcessHandle.current().pid() + " acc " + acc);
     System.out.flush();
-    Thread.sleep(seconds * 1000L);
+    java.io.File stop = args.length > 1 ? new java.io.File(args[1]) : null;
+    for (long waited = 0; waited < seconds * 1000L && (stop == null || !stop.exists()); waited += 20) {
+      Thread.sleep(20);
+    }
   }
 }
