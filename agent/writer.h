@@ -36,7 +36,10 @@ class Writer {
   // Creates the dump (and the perf map when asked). Returns false, after logging why, when the
   // dump cannot be created; the agent then runs without output.
   bool Open(uint32_t pid, uint64_t start_time);
-  void Start();
+  // Removes what Open created (the writer thread could not be started): no header-only dump.
+  void Abandon();
+  // Starts the writer thread; false (nothing started) when the thread cannot be created.
+  bool Start();
   // Drains everything queued so far, writes JIT_CODE_CLOSE and closes the files. Waits at most
   // `timeout_ms` for the writer thread; if the disk hangs, the JVM exits anyway.
   void Finish(uint64_t close_time, uint32_t timeout_ms);

@@ -172,10 +172,10 @@ TEST(OptionsTableTest, HelpAndTheUnknownKeyMessageNameEveryKey) {
   EXPECT_NE(OptionsHelp().find("names=java|jvm|simple  (default: java)"), std::string::npos) << OptionsHelp();
 }
 
-bool ReadFixture(const std::string& path, std::string* contents) {
-  if (path != "/etc/jitdump.conf") return false;
+std::string ReadFixture(const std::string& path, std::string* contents) {
+  if (path != "/etc/jitdump.conf") return "No such file or directory";
   *contents = "# from the ConfigMap\nnames=simple\nlines=off  \n\nlog=info\n";
-  return true;
+  return "";
 }
 
 TEST(ConfigTest, PrecedenceFileThenEnvironmentThenCommandLine) {
