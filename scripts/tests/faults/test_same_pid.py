@@ -12,9 +12,19 @@ jit-<pid>.dump, in any directory) and says so in one warning naming both paths; 
 of the JVM that exits second goes to stats-1-2.json with a warning; each dump is valid, closed,
 has header pid 1 and holds exactly the loads its own stats count as written, and each stats
 accounts for every code blob with nothing lost. Both JVMs exit 0 with their output intact.
+
+Then real perf reads a dump written under the distinct name: a JVM under `perf record -k 1`
+finds its jit-<pid>.dump held (locked) by another process, writes jit-<pid>-2/jit-<pid>.dump,
+and `perf inject --jit` finds that dump through the recording (it writes its jitted-*.so images
+next to it) and `perf report` shows Java methods.
 """
+import fcntl
 import json
 import os
+import subprocess
+import time
+
+from support import perf
 
 from support.checks import check, log
 from support.jvm import wait_line
@@ -94,3 +104,46 @@ def test_same_pid(ctx) -> None:
           "a perf map is (nearly) empty")
     log(f"two JVMs with pid 1: A {first_dump.relative_to(shared)}, B {second_dump.relative_to(shared)}; "
         f"B said: {dump_warnings[0]}")
+
+    perf_reads_the_distinct_name(ctx)
+
+
+def perf_reads_the_distinct_name(ctx) -> None:
+    perf.require_sampling()
+    out = ctx.work / "perf"
+    out.mkdir()
+    perf_env = perf.env(ctx.work / "perf-home")
+    pid_file, go = ctx.work / "perf-pid", ctx.work / "perf-go"
+    data = out / "perf.data"
+    java = " ".join(ctx.java_cmd(f"dir={out}", "Work", ROUNDS))
+    # The shell writes its pid (java keeps it through exec) and waits until the held file exists.
+    shell = f"echo $$ > {pid_file}; while [ ! -e {go} ]; do sleep 0.01; done; exec {java}"
+    proc = ctx.jvm.spawn(["perf", "record", "-q", "-k", "1", "-e", "cpu-clock", "-F", "999", "-o", str(data), "--",
+                          "sh", "-c", shell], full_env=perf_env)
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    pid = int(pid_file.read_text())
+    held = out / f"jit-{pid}.dump"
+    with open(held, "wb") as holder:  # another live process's dump, as the agent marks its own
+        holder.write(b"held by another live process\n")
+        fcntl.flock(holder, fcntl.LOCK_SH)
+        go.touch()
+        rc = proc.wait(timeout=180)
+    stderr = proc.err_path.read_text(errors="replace")
+    check(rc == 0, f"perf record of the JVM: exit {rc}", stderr)
+    check(held.read_bytes() == b"held by another live process\n", "the held dump was touched")
+    moved = out / f"jit-{pid}-2" / f"jit-{pid}.dump"
+    check(moved.is_file(), f"no dump at {moved}", stderr)
+    d = ctx.assert_valid(moved, "the dump under the distinct name")
+    r = subprocess.run(["perf", "inject", "--jit", "-i", str(data), "-o", str(out / "perf.jit.data")],
+                       capture_output=True, text=True, timeout=300, cwd=out, env=perf_env)
+    check(r.returncode == 0, f"perf inject --jit failed (exit {r.returncode})", r.stdout + r.stderr)
+    jitted = list(moved.parent.glob(f"jitted-{pid}-*.so"))
+    check(len(jitted) > 0, "perf inject wrote no jitted-*.so next to the moved dump: it did not find it", r.stderr)
+    rep = subprocess.run(["perf", "report", "-i", str(out / "perf.jit.data"), "--stdio", "--sort", "sym", "-g",
+                          "none"], capture_output=True, text=True, timeout=300, cwd=out, env=perf_env)
+    java_syms = [line for line in rep.stdout.splitlines() if "Work" in line or "java." in line]
+    check(rep.returncode == 0 and java_syms, "perf report shows no Java method", rep.stdout[-3000:] + rep.stderr)
+    log(f"perf: {moved.relative_to(out)} ({len(d.loads)} loads) found by perf inject ({len(jitted)} images); "
+        f"perf report: {java_syms[0].strip()}")
