@@ -78,21 +78,13 @@ void WriteStats(AgentState* s) {
 }
 
 // Holds the directory of stats=PATH from start-up on (stats are written at exit, when the path
-// could lead elsewhere). False, after a warning, when it cannot be used.
+// could lead elsewhere). Leaves it unopened, after a warning, when it cannot be used.
 void HoldStatsDirectory(AgentState* s) {
   if (s->options.stats.empty() || s->options.stats == "stderr") return;
   const std::string dir = jitdump::DirectoryOf(ExpandPid(s->options.stats, s->pid));
   const jitdump::Status status = s->stats_dir.Open(dir, 0755);
-  if (status.ok()) return;
-  if (status.err_no() == EPERM && s->stats_dir.refused_mode() != 0) {
-    Log(LogLevel::kWarn,
-        "refusing stats directory %s: %s (owner uid %u, mode %04o, not sticky); another user could replace the "
-        "stats file. Use a directory only this user (uid %u) or root can write to; no stats will be written",
-        PrintablePath(dir).c_str(), status.operation(), static_cast<unsigned>(s->stats_dir.refused_owner()),
-        static_cast<unsigned>(s->stats_dir.refused_mode()), static_cast<unsigned>(::geteuid()));
-  } else {
-    Log(LogLevel::kWarn, "cannot use stats directory %s (%s); no stats will be written", PrintablePath(dir).c_str(),
-        status.ToString().c_str());
+  if (!status.ok()) {
+    LogUnusableDirectory(LogLevel::kWarn, s->stats_dir, dir, status, "stats directory", "no stats will be written");
   }
 }
 

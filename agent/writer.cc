@@ -73,22 +73,27 @@ bool MakeDefaultDirectory(std::string* dir) {
 }
 
 
-// Why a directory for output is not used, as one error (output) or warning (perf map) line.
-void LogUnusableDirectory(const jitdump::HeldDirectory& dir, const std::string& path, const jitdump::Status& status,
-                          const char* what, const char* fallback) {
-  const LogLevel level = std::strcmp(what, "output directory") == 0 ? LogLevel::kError : LogLevel::kWarn;
+}  // namespace
+
+void LogUnusableDirectory(LogLevel level, const jitdump::HeldDirectory& dir, const std::string& path,
+                          const jitdump::Status& status, const char* what, const char* fallback) {
   if (status.err_no() == EPERM && dir.refused_mode() != 0) {
+    const bool foreign = dir.refused_owner() != ::geteuid() && dir.refused_owner() != 0;
     Log(level,
-        "refusing %s %s: %s (owner uid %u, mode %04o, not sticky); another user could rename or replace the "
-        "agent's files there. Use a directory only this user (uid %u) or root can write to, or make it sticky "
-        "(chmod +t); %s",
+        "refusing %s %s: %s (owner uid %u, mode %04o); another user could rename or replace the agent's files "
+        "there. %s; %s",
         what, PrintablePath(path).c_str(), status.operation(), static_cast<unsigned>(dir.refused_owner()),
-        static_cast<unsigned>(dir.refused_mode()), static_cast<unsigned>(::geteuid()), fallback);
+        static_cast<unsigned>(dir.refused_mode()),
+        foreign ? "Use a directory owned by this user or root"
+                : "Use a directory only this user or root can write to, or make it sticky (chmod +t)",
+        fallback);
     return;
   }
   Log(level, "cannot create %s %s (%s); fix its permissions or %s", what, PrintablePath(path).c_str(),
       status.ToString().c_str(), fallback);
 }
+
+namespace {
 
 // CLOCK_REALTIME, as file modification times are kept.
 int64_t RealtimeNanos() {
@@ -103,13 +108,13 @@ int64_t RealtimeNanos() {
 // its name: perf 6.1 accepts a dump only as jit-<pid>.dump (util/jitdump.c jit_detect), in any
 // directory. On success `dir` is the directory the file went to.
 template <typename Create>
-jitdump::Status CreateAvoidingLiveFiles(jitdump::HeldDirectory& dir, const std::string& name, Create create) {
+jitdump::Status CreateAvoidingLiveFiles(jitdump::HeldDirectory& dir, uint32_t pid, const std::string& name,
+                                        Create create) {
   jitdump::Status status = create(dir);
   if (status.ok() || status.err_no() != jitdump::kInUse) return status;
-  const std::string pid_part = name.substr(name.find('-') + 1, name.find('.') - name.find('-') - 1);
   for (int n = 2; n <= 9; ++n) {
     jitdump::HeldDirectory sub;
-    const std::string sub_name = "jit-" + pid_part + "-" + std::to_string(n);
+    const std::string sub_name = "jit-" + std::to_string(pid) + "-" + std::to_string(n);
     const jitdump::Status opened = sub.OpenChild(dir, sub_name, 0755);
     if (!opened.ok()) continue;  // another user's, say: try the next
     const jitdump::Status created = create(sub);
@@ -175,7 +180,8 @@ bool Writer::Open(uint32_t pid, uint64_t start_time) {
   jitdump::HeldDirectory held;
   jitdump::Status status = held.Open(dir, 0755);
   if (!status.ok()) {
-    LogUnusableDirectory(held, dir, status, "output directory", "choose another dir=");
+    LogUnusableDirectory(LogLevel::kError, held, dir, status, "output directory",
+                         "choose another dir=; the JVM runs on without the agent");
     return false;
   }
   // A file of ours written from now on is another live process's, never a stale leftover.
@@ -185,7 +191,7 @@ bool Writer::Open(uint32_t pid, uint64_t start_time) {
   header.elf_mach = jitdump::CurrentElfMachine();
   header.pid = pid;
   header.timestamp = start_time;
-  status = CreateAvoidingLiveFiles(held, dump_name, [&](const jitdump::HeldDirectory& where) {
+  status = CreateAvoidingLiveFiles(held, pid, dump_name, [&](const jitdump::HeldDirectory& where) {
     return dump_.Create(where, dump_name, rules, header);
   });
   dump_path_ = held.path() + "/" + dump_name;
@@ -205,11 +211,11 @@ bool Writer::Open(uint32_t pid, uint64_t start_time) {
     jitdump::HeldDirectory map_dir;
     status = map_dir.Open(options_.perfmap_dir, 0755);
     if (!status.ok()) {
-      LogUnusableDirectory(map_dir, options_.perfmap_dir, status, "perf map directory",
+      LogUnusableDirectory(LogLevel::kWarn, map_dir, options_.perfmap_dir, status, "perf map directory",
                            "continuing with the jitdump only");
     } else {
       const std::string map_name = "perf-" + std::to_string(pid) + ".map";
-      status = CreateAvoidingLiveFiles(map_dir, map_name, [&](const jitdump::HeldDirectory& where) {
+      status = CreateAvoidingLiveFiles(map_dir, pid, map_name, [&](const jitdump::HeldDirectory& where) {
         return perf_map_.Open(where.Duplicate(), map_name, rules);
       });
       if (!status.ok()) {

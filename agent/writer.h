@@ -24,8 +24,15 @@
 #include "agent/record_queue.h"
 #include "agent/stats.h"
 #include "jitdump/dump_file.h"
+#include "jitdump/safe_file.h"
 
 namespace jitdump_agent {
+
+// Says in one line (at `level`) why the directory at `path` cannot hold output: refused as one
+// other users could tamper with (owner, mode and the fix), or the failure to create or open it;
+// then what happens instead (`fallback`). For the stats directory too (agent.cc).
+void LogUnusableDirectory(LogLevel level, const jitdump::HeldDirectory& dir, const std::string& path,
+                          const jitdump::Status& status, const char* what, const char* fallback);
 
 class Writer {
  public:

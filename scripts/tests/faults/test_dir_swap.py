@@ -15,7 +15,7 @@ there; the stats there, counting what the dump holds. The JVM exits 0 with its o
 
 Also: a directory the agent must refuse (issue #13 item 2's second half): one owned by nobody,
 one writable by everyone without the sticky bit: one error naming the owner, the mode and the
-fix, nothing created in it, the JVM runs on. A sticky world-writable one (like /tmp) is used.
+fix (a directory of our own or root's; chmod +t), nothing created in it, the JVM runs on. A sticky world-writable one (like /tmp) is used.
 """
 import os
 import subprocess
@@ -102,19 +102,19 @@ def refused_directories(ctx, expected) -> None:
     theirs = ctx.work / "theirs"
     theirs.mkdir(mode=0o755)
     os.chown(theirs, NOBODY, NOBODY)
-    cases.append(("owned by nobody", theirs, f"owner uid {NOBODY}"))
+    cases.append(("owned by nobody", theirs, f"owner uid {NOBODY}", "owned by this user or root"))
     open_dir = ctx.work / "world-writable"
     open_dir.mkdir()
     os.chmod(open_dir, 0o777)
-    cases.append(("world-writable, not sticky", open_dir, "mode 0777"))
-    for what, directory, detail in cases:
+    cases.append(("world-writable, not sticky", open_dir, "mode 0777", "chmod +t"))
+    for what, directory, detail, fix in cases:
         r = ctx.run_java(f"dir={directory}", "Work", ROUNDS)
         stderr = r.stderr.decode(errors="replace")
         check(r.returncode == 0, f"{what}: JVM exit {r.returncode}", stderr)
         check(r.stdout.decode().splitlines()[:1] == expected[:1], f"{what}: program output changed", stderr)
         lines = agent_lines(stderr)
         check(len(lines) == 1 and "error" in lines[0] and "refusing output directory" in lines[0] and
-              str(directory) in lines[0] and detail in lines[0] and "chmod +t" in lines[0],
+              str(directory) in lines[0] and detail in lines[0] and fix in lines[0],
               f"{what}: expected one error naming the directory, {detail} and the fix", stderr)
         check(os.listdir(directory) == [], f"{what}: files were created in a refused directory")
     sticky = ctx.work / "sticky"
