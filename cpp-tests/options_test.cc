@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "agent/config.h"
+#include "cpp-tests/temp_dir_test.h"
 
 namespace jitdump_agent {
 namespace {
@@ -212,21 +213,7 @@ TEST(ConfigTest, ExpandPid) {
 
 // --- config files (issue #13 item 10) ---
 
-class ConfigFileTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char templ[] = "/tmp/config_test.XXXXXX";
-    ASSERT_NE(::mkdtemp(templ), nullptr);
-    dir_ = templ;
-  }
-  void TearDown() override { ASSERT_EQ(std::system(("rm -rf '" + dir_ + "'").c_str()), 0); }
-  std::string Write(const std::string& name, const std::string& contents) {
-    const std::string path = dir_ + "/" + name;
-    std::ofstream(path, std::ios::binary) << contents;
-    return path;
-  }
-  std::string dir_;
-};
+class ConfigFileTest : public TempDirTest {};
 
 TEST_F(ConfigFileTest, ReadsARegularFileUpToTheLimit) {
   std::string contents;
