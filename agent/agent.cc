@@ -84,7 +84,9 @@ void HoldStatsDirectory(AgentState* s) {
   const std::string dir = jitdump::DirectoryOf(ExpandPid(s->options.stats, s->pid));
   const jitdump::Status status = s->stats_dir.Open(dir, 0755);
   if (!status.ok()) {
-    LogUnusableDirectory(LogLevel::kWarn, s->stats_dir, dir, status, "stats directory", "no stats will be written");
+    LogUnusableDirectory(LogLevel::kWarn, s->stats_dir, dir, status,
+                         {"stats directory", "cannot write stats to", "no stats will be written",
+                          "no stats will be written"});
   }
 }
 

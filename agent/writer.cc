@@ -76,21 +76,20 @@ bool MakeDefaultDirectory(std::string* dir) {
 }  // namespace
 
 void LogUnusableDirectory(LogLevel level, const jitdump::HeldDirectory& dir, const std::string& path,
-                          const jitdump::Status& status, const char* what, const char* fallback) {
+                          const jitdump::Status& status, const DirectoryUse& use) {
   if (status.err_no() == EPERM && dir.refused_mode() != 0) {
     const bool foreign = dir.refused_owner() != ::geteuid() && dir.refused_owner() != 0;
     Log(level,
         "refusing %s %s: %s (owner uid %u, mode %04o); another user could rename or replace the agent's files "
         "there. %s; %s",
-        what, PrintablePath(path).c_str(), status.operation(), static_cast<unsigned>(dir.refused_owner()),
+        use.what, PrintablePath(path).c_str(), status.operation(), static_cast<unsigned>(dir.refused_owner()),
         static_cast<unsigned>(dir.refused_mode()),
         foreign ? "Use a directory owned by this user or root"
                 : "Use a directory only this user or root can write to, or make it sticky (chmod +t)",
-        fallback);
+        use.instead);
     return;
   }
-  Log(level, "cannot create %s %s (%s); fix its permissions or %s", what, PrintablePath(path).c_str(),
-      status.ToString().c_str(), fallback);
+  Log(level, "%s %s (%s); %s", use.failed, PrintablePath(path).c_str(), status.ToString().c_str(), use.fix);
 }
 
 namespace {
@@ -180,8 +179,9 @@ bool Writer::Open(uint32_t pid, uint64_t start_time) {
   jitdump::HeldDirectory held;
   jitdump::Status status = held.Open(dir, 0755);
   if (!status.ok()) {
-    LogUnusableDirectory(LogLevel::kError, held, dir, status, "output directory",
-                         "choose another dir=; the JVM runs on without the agent");
+    LogUnusableDirectory(LogLevel::kError, held, dir, status,
+                         {"output directory", "cannot create output directory",
+                          "fix its permissions or choose another dir=", "the JVM runs on without the agent"});
     return false;
   }
   // A file of ours written from now on is another live process's, never a stale leftover.
@@ -211,8 +211,9 @@ bool Writer::Open(uint32_t pid, uint64_t start_time) {
     jitdump::HeldDirectory map_dir;
     status = map_dir.Open(options_.perfmap_dir, 0755);
     if (!status.ok()) {
-      LogUnusableDirectory(LogLevel::kWarn, map_dir, options_.perfmap_dir, status, "perf map directory",
-                           "continuing with the jitdump only");
+      LogUnusableDirectory(LogLevel::kWarn, map_dir, options_.perfmap_dir, status,
+                           {"perf map directory", "cannot create perf map in", "continuing with the jitdump only",
+                            "continuing with the jitdump only"});
     } else {
       const std::string map_name = "perf-" + std::to_string(pid) + ".map";
       status = CreateAvoidingLiveFiles(map_dir, pid, map_name, [&](const jitdump::HeldDirectory& where) {

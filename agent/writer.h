@@ -28,11 +28,18 @@
 
 namespace jitdump_agent {
 
+// The words for one directory's messages.
+struct DirectoryUse {
+  const char* what;     // "output directory": "refusing output directory DIR: ..."
+  const char* failed;   // "cannot create output directory": "... DIR (mkdir: ...); "
+  const char* fix;      // after a failure to create or open it
+  const char* instead;  // after a refusal: what happens now
+};
 // Says in one line (at `level`) why the directory at `path` cannot hold output: refused as one
-// other users could tamper with (owner, mode and the fix), or the failure to create or open it;
-// then what happens instead (`fallback`). For the stats directory too (agent.cc).
+// other users could tamper with (owner, mode and the fix), or the failure to create or open it.
+// For the stats directory too (agent.cc).
 void LogUnusableDirectory(LogLevel level, const jitdump::HeldDirectory& dir, const std::string& path,
-                          const jitdump::Status& status, const char* what, const char* fallback);
+                          const jitdump::Status& status, const DirectoryUse& use);
 
 class Writer {
  public:
