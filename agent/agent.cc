@@ -1,17 +1,21 @@
 // The agent's lifecycle (JVMTI glue): Agent_OnLoad / Agent_OnAttach set up the options, the
 // JVMTI environment and its capabilities, the output files and the writer thread, then enable
 // the events; Agent_OnUnload closes the output once callbacks have gone quiet and writes the
-// stats. One agent per process, whatever loads it how often.
+// stats. One agent per process, whatever loads it how often and from however many copies of
+// the library (process_claim.h).
 #include "agent/agent.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <jvmti.h>
+#include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
+#include <memory>
 #include <new>
 #include <string>
 
@@ -22,37 +26,16 @@
 #include "agent/jvm_resolver.h"
 #include "agent/jvm_version.h"
 #include "agent/log.h"
+#include "agent/process_claim.h"
 #include "jitdump/safe_file.h"
 
 namespace jitdump_agent {
 namespace {
 
 std::atomic<AgentState*> g_state{nullptr};
-// One agent per process: the same library loaded twice (attach after -agentpath, or a second
-// attach) shares these globals and must not create a second environment or a second dump.
-std::atomic<bool> g_claimed{false};
-
-// Reads a config file. Symlinks are followed (Kubernetes ConfigMap volumes are symlink farms),
-// but only a regular file is read: O_NONBLOCK keeps a FIFO from stalling JVM start-up.
-bool ReadSmallFile(const std::string& path, std::string* contents) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return false;
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return false;
-  }
-  char buf[4096];
-  contents->clear();
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0 || contents->size() > (1u << 20)) break;
-    contents->append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return true;
-}
+// The option string the running agent was loaded with (written once, before g_state), so a
+// second load of this copy can say whether its options differ.
+std::string g_active_options;
 
 void WriteStats(AgentState* s) {
   if (s->options.stats.empty() || s->stats_written.exchange(true)) return;
@@ -62,18 +45,87 @@ void WriteStats(AgentState* s) {
     (void)!::write(STDERR_FILENO, line.data(), line.size());
     return;
   }
-  // Same rule as the dump: never through a symlink, never over another user's file.
   const std::string path = ExpandPid(s->options.stats, s->pid);
-  // The file appears whole or not at all.
+  if (!s->stats_dir.is_open()) return;  // refused at start-up, with a message then
+  // Same rules as the dump: in the directory held since start-up, never through a symlink,
+  // never over another user's file or one written since this agent started (another JVM with
+  // the same pid). The file appears whole or not at all.
+  const jitdump::CreateRules rules{O_WRONLY, static_cast<mode_t>(s->options.mode), s->start_realtime_ns};
+  const std::string name = jitdump::BaseName(path);
+  std::string written = name;
   int fd = -1;
-  const jitdump::Status status =
-      jitdump::CreateWithContents(path, O_WRONLY, s->options.mode, json.data(), json.size(), &fd);
+  jitdump::Status status = jitdump::CreateWithContentsAt(s->stats_dir.fd(), name, rules, json.data(), json.size(), &fd);
+  // Taken by another live JVM with the same pid (another pid namespace sharing the directory):
+  // stats-1.json becomes stats-1-2.json, and so on.
+  for (int n = 2; !status.ok() && status.err_no() == jitdump::kInUse && n <= 9; ++n) {
+    const size_t dot = name.rfind('.');
+    written = dot == std::string::npos || dot == 0 ? name + "-" + std::to_string(n)
+                                                   : name.substr(0, dot) + "-" + std::to_string(n) + name.substr(dot);
+    status = jitdump::CreateWithContentsAt(s->stats_dir.fd(), written, rules, json.data(), json.size(), &fd);
+  }
+  const std::string dir = s->stats_dir.path() + "/";
   if (!status.ok()) {
     Log(LogLevel::kWarn, "cannot write stats to %s: %s", PrintablePath(path).c_str(), status.ToString().c_str());
     return;
   }
+  if (written != name) {
+    Log(LogLevel::kWarn,
+        "%s was written by another live process with the same pid (a JVM in another pid namespace sharing this "
+        "directory?); wrote the stats to %s instead",
+        PrintablePath(dir + name).c_str(), PrintablePath(dir + written).c_str());
+  }
   ::close(fd);
 }
+
+// Holds the directory of stats=PATH from start-up on (stats are written at exit, when the path
+// could lead elsewhere). Leaves it unopened, after a warning, when it cannot be used.
+void HoldStatsDirectory(AgentState* s) {
+  if (s->options.stats.empty() || s->options.stats == "stderr") return;
+  const std::string dir = jitdump::DirectoryOf(ExpandPid(s->options.stats, s->pid));
+  const jitdump::Status status = s->stats_dir.Open(dir, 0755);
+  if (!status.ok()) {
+    LogUnusableDirectory(LogLevel::kWarn, s->stats_dir, dir, status,
+                         {"stats directory", "cannot write stats to", "no stats will be written",
+                          "no stats will be written"});
+  }
+}
+
+// Blocks every signal on this thread while it lives (the writer thread inherits the mask it is
+// created with), and restores the previous mask on every path out.
+class AllSignalsBlocked {
+ public:
+  AllSignalsBlocked() {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous_);
+  }
+  ~AllSignalsBlocked() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+  AllSignalsBlocked(const AllSignalsBlocked&) = delete;
+  AllSignalsBlocked& operator=(const AllSignalsBlocked&) = delete;
+
+ private:
+  sigset_t previous_;
+};
+
+// What a start-up that stops half-way must undo, on every path out: the JVMTI environment
+// disposed and the process claim released, so that a later attach can start the agent.
+class StartUndo {
+ public:
+  StartUndo() = default;
+  ~StartUndo() {
+    if (done_) return;
+    if (jvmti_ != nullptr) jvmti_->DisposeEnvironment();
+    ReleaseProcess();
+  }
+  StartUndo(const StartUndo&) = delete;
+  StartUndo& operator=(const StartUndo&) = delete;
+  void SetEnvironment(jvmtiEnv* jvmti) { jvmti_ = jvmti; }
+  void Done() { done_ = true; }
+
+ private:
+  jvmtiEnv* jvmti_ = nullptr;
+  bool done_ = false;
+};
 
 // Whether loads may be resolved on the writer thread (see jvm_version.h).
 bool ResolveInWriter(jvmtiEnv* jvmti, ResolveIn resolve) {
@@ -89,16 +141,45 @@ bool ResolveInWriter(jvmtiEnv* jvmti, ResolveIn resolve) {
 
 enum class Mode { kOnLoad, kOnAttach };
 
+// A load while the agent already runs in this process: nothing changes. Says so at warn level
+// when it asked for something else, since its options will not take effect.
+void ExplainIgnoredLoad(Claim claim, const std::string& options) {
+  const std::string shown = Printable(options, 200);
+  if (claim == Claim::kHeldByAnotherCopy) {
+    Log(LogLevel::kWarn,
+        "another copy of libjitdumpagent already runs in this JVM; this copy (options '%s') stays inactive and "
+        "touches no file. Load the agent once (are both -agentpath and JAVA_TOOL_OPTIONS naming it?)",
+        shown.c_str());
+    return;
+  }
+  const AgentState* s = State();
+  if (options == g_active_options) {
+    Log(LogLevel::kInfo, "already loaded in this JVM with the same options; ignoring the second load");
+    return;
+  }
+  Log(LogLevel::kWarn,
+      "already running in this JVM, writing %s with the options it was loaded with ('%s'); the options of this "
+      "load ('%s') are ignored. A JVMTI agent cannot be unloaded or reconfigured: restart the JVM with the "
+      "options you want",
+      s != nullptr ? PrintablePath(s->writer.dump_path()).c_str() : "its dump",
+      Printable(g_active_options, 200).c_str(), shown.c_str());
+}
+
 jint Start(JavaVM* vm, const char* option_text, Mode mode) {
+  const std::string option_string = option_text != nullptr ? option_text : "";
   Options options;
-  const ParseResult parsed = LoadOptions(option_text != nullptr ? option_text : "",
-                                         std::getenv(kOptionsEnvironmentVariable), ReadSmallFile, options);
+  const ParseResult parsed =
+      LoadOptions(option_string, std::getenv(kOptionsEnvironmentVariable), ReadConfigFile, options);
   SetLogLevel(options.log);
   if (options.help) {
     const std::string& help = OptionsHelp();
     (void)!::write(STDERR_FILENO, help.data(), help.size());
     return JNI_OK;
   }
+  // What a load that writes nothing returns. At JVM start JNI_ERR would stop the JVM: only with
+  // `strict`. A late attach returns JNI_ERR, so `jcmd JVMTI.agent_load` reports a non-zero
+  // return code (scripts/attach then says nothing will be written); the JVM runs on either way.
+  const jint failure = options.strict || mode == Mode::kOnAttach ? JNI_ERR : JNI_OK;
   if (!parsed.ok()) {
     for (const OptionError& error : parsed.errors) Log(LogLevel::kError, "%s", FormatOptionError(error).c_str());
     if (options.strict) {
@@ -106,26 +187,25 @@ jint Start(JavaVM* vm, const char* option_text, Mode mode) {
       return JNI_ERR;
     }
     Log(LogLevel::kError, "the agent is disabled; the JVM runs on (add 'strict' to stop the JVM instead)");
-    return JNI_OK;
+    return failure;
   }
-  const jint failure = options.strict ? JNI_ERR : JNI_OK;
-  if (g_claimed.exchange(true)) {
-    Log(LogLevel::kInfo, "already loaded in this JVM; ignoring the second load");
-    return JNI_OK;
+  const Claim claim = ClaimProcess();
+  if (claim != Claim::kClaimed) {
+    ExplainIgnoredLoad(claim, option_string);
+    return JNI_OK;  // the agent runs (another load's), and that load keeps the library mapped
   }
+  StartUndo undo;  // from here on every early return disposes the environment and releases the claim
 
   jvmtiEnv* jvmti = nullptr;
   if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_1_2) != JNI_OK || jvmti == nullptr) {
     Log(LogLevel::kError, "this JVM offers no JVMTI 1.2 environment; the agent is disabled");
-    g_claimed.store(false);
     return failure;
   }
+  undo.SetEnvironment(jvmti);
   jvmtiCapabilities required{};
   required.can_generate_compiled_method_load_events = 1;
   if (jvmti->AddCapabilities(&required) != JVMTI_ERROR_NONE) {
     Log(LogLevel::kError, "the JVM refused can_generate_compiled_method_load_events; the agent is disabled");
-    jvmti->DisposeEnvironment();
-    g_claimed.store(false);
     return failure;
   }
   bool lines = options.lines || options.inline_info;
@@ -142,20 +222,19 @@ jint Start(JavaVM* vm, const char* option_text, Mode mode) {
   }
 
   for (std::string* path : {&options.dir, &options.perfmap_dir}) *path = ExpandPid(*path, static_cast<uint32_t>(::getpid()));
-  AgentState* s = new (std::nothrow) AgentState(options);
-  if (s == nullptr) {
-    jvmti->DisposeEnvironment();
-    g_claimed.store(false);
+  // Freed on every failure below (nothing outside reaches it before g_state is set).
+  std::unique_ptr<AgentState> state(new (std::nothrow) AgentState(options));
+  if (state == nullptr) {
+    Log(LogLevel::kError, "out of memory while starting; the agent is disabled");
     return failure;
   }
+  AgentState* s = state.get();
   s->jvmti = jvmti;
   s->vm = vm;
   s->pid = static_cast<uint32_t>(::getpid());
   s->naming = new (std::nothrow) JvmtiLoadNaming(jvmti, s->options, lines, lines && options.lines, s->stats);
   if (s->naming == nullptr || !s->queue.lock_free()) {
     Log(LogLevel::kError, "cannot set up the record queue; the agent is disabled");
-    jvmti->DisposeEnvironment();
-    g_claimed.store(false);
     return failure;
   }
   if (ResolveInWriter(jvmti, options.resolve)) {
@@ -163,22 +242,29 @@ jint Start(JavaVM* vm, const char* option_text, Mode mode) {
     s->hand_off.SetResolver(new (std::nothrow) JvmResolver(vm, jvmti, s->options, lines, lines && options.lines,
                                                            s->stats));
   }
-  if (!s->writer.Open(s->pid, MonotonicNanos())) {
-    // Nothing to write to: stay out of the JVM's way entirely.
-    jvmti->DisposeEnvironment();
-    g_claimed.store(false);
-    return failure;
-  }
+  struct timespec now {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  s->start_realtime_ns = static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+  if (!s->writer.Open(s->pid, MonotonicNanos())) return failure;  // said why; nothing to write to
+  HoldStatsDirectory(s);
+  bool started = false;
   {
     // The writer must never take process-directed signals (SIGTERM, SIGINT, SIGQUIT...) that
-    // HotSpot expects to handle on its own threads: start it with everything blocked.
-    sigset_t all, previous;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &previous);
-    s->writer.Start();
-    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    // HotSpot expects to handle on its own threads: start it with everything blocked. This
+    // (JVM) thread gets its own mask back on every path, a failed start included.
+    AllSignalsBlocked blocked;
+    started = s->writer.Start();
   }
-  g_state.store(s, std::memory_order_release);
+  if (!started) {
+    Log(LogLevel::kError,
+        "cannot start the writer thread (the system refused a new thread: out of memory or a thread limit?); "
+        "the agent is disabled and leaves no dump behind; a later attach can try again");
+    s->writer.Abandon();
+    return failure;
+  }
+  g_active_options = option_string;
+  undo.Done();
+  g_state.store(state.release(), std::memory_order_release);
 
   const jvmtiError error = EnableEvents(*s);
   if (error != JVMTI_ERROR_NONE) {

@@ -16,6 +16,7 @@
 #include "agent/record_queue.h"
 #include "agent/stats.h"
 #include "agent/writer.h"
+#include "jitdump/safe_file.h"
 
 namespace jitdump_agent {
 
@@ -37,6 +38,10 @@ struct AgentState {
   // rest). The writer's own is in its resolver (jvm_resolver.h), owned by hand_off.
   JvmtiLoadNaming* naming = nullptr;
   std::atomic<bool> stats_written{false};
+  // The directory of stats=PATH, held from start-up (jitdump/safe_file.h).
+  jitdump::HeldDirectory stats_dir;
+  // When the agent started (CLOCK_REALTIME): a file of ours written since is not stale.
+  int64_t start_realtime_ns = 0;
 };
 
 // The process-wide state, or null before OnLoad/OnAttach set it up.

@@ -2,7 +2,7 @@
 #include "agent/perf_map_file.h"
 
 #include <fcntl.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,13 +15,17 @@ namespace jitdump_agent {
 
 PerfMapFile::~PerfMapFile() { Close(); }
 
-jitdump::Status PerfMapFile::Open(const std::string& dir, uint32_t pid, mode_t mode) {
-  dir_ = dir;
-  mode_ = mode;
-  path_ = dir + "/perf-" + std::to_string(pid) + ".map";
+jitdump::Status PerfMapFile::Open(jitdump::HeldDirectory dir, const std::string& name,
+                                  const jitdump::CreateRules& rules) {
+  jitdump::CreateRules append = rules;
+  append.flags = O_WRONLY | O_APPEND;
   int fd = -1;
-  jitdump::Status status = jitdump::CreateExclusive(path_, O_WRONLY | O_APPEND, mode, &fd);
+  const jitdump::Status status = jitdump::CreateExclusiveAt(dir.fd(), name, append, &fd);
   if (!status.ok()) return status;
+  mode_ = rules.mode;
+  path_ = dir.path() + "/" + name;
+  name_ = name;
+  dir_ = std::move(dir);
   fd_ = fd;
   return jitdump::Status::Ok();
 }
@@ -55,10 +59,13 @@ jitdump::Status PerfMapFile::Compact(const std::function<void(const LiveVisitor&
                                      uint64_t now_ns) {
   if (fd_ < 0) return jitdump::Status::Ok();
   last_compaction_ns_ = now_ns;
-  // mkostemp creates a fresh, unpredictable name with O_EXCL: nothing planted can be followed.
-  std::string temp = path_ + ".XXXXXX";
-  const int fd = ::mkostemp(temp.data(), O_CLOEXEC | O_APPEND);
-  if (fd < 0) return jitdump::Status::Error("mkostemp", errno);
+  // A fresh, unpredictable name created with O_EXCL in the held directory: nothing planted can
+  // be followed, and a directory renamed away and replaced by a symlink redirects nothing.
+  std::string temp;
+  int fd = -1;
+  const jitdump::Status created =
+      jitdump::CreateTemporaryAt(dir_.fd(), name_ + ".", O_WRONLY | O_APPEND, 0600, &fd, &temp);
+  if (!created.ok()) return created;
   // The compacted file keeps the permissions the map was created with (mode= minus the umask),
   // so a reader's access does not change at the first compaction.
   struct stat current;
@@ -72,13 +79,13 @@ jitdump::Status PerfMapFile::Compact(const std::function<void(const LiveVisitor&
   if (!jitdump::WriteAll(fd, text.data(), text.size())) {
     const int err = errno;
     ::close(fd);
-    ::unlink(temp.c_str());
+    ::unlinkat(dir_.fd(), temp.c_str(), 0);
     return jitdump::Status::Error("write perf map", err);
   }
-  if (::rename(temp.c_str(), path_.c_str()) != 0) {
+  if (::renameat(dir_.fd(), temp.c_str(), dir_.fd(), name_.c_str()) != 0) {
     const int err = errno;
     ::close(fd);
-    ::unlink(temp.c_str());
+    ::unlinkat(dir_.fd(), temp.c_str(), 0);
     return jitdump::Status::Error("rename perf map", err);
   }
   ::close(fd_);
@@ -88,6 +95,16 @@ jitdump::Status PerfMapFile::Compact(const std::function<void(const LiveVisitor&
   lines_ = count;
   stale_ = 0;
   return jitdump::Status::Ok();
+}
+
+void PerfMapFile::Discard() {
+  if (fd_ < 0) return;
+  struct stat ours, named;
+  if (::fstat(fd_, &ours) == 0 && ::fstatat(dir_.fd(), name_.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+      ours.st_dev == named.st_dev && ours.st_ino == named.st_ino) {
+    ::unlinkat(dir_.fd(), name_.c_str(), 0);
+  }
+  Close();
 }
 
 void PerfMapFile::Close() {

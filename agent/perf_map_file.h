@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "jitdump/safe_file.h"
 #include "jitdump/status.h"
 
 namespace jitdump_agent {
@@ -22,7 +23,9 @@ class PerfMapFile {
   PerfMapFile(const PerfMapFile&) = delete;
   PerfMapFile& operator=(const PerfMapFile&) = delete;
 
-  jitdump::Status Open(const std::string& dir, uint32_t pid, mode_t mode);
+  // Creates `name` (perf-<pid>.map) in `dir`, which it holds from now on: the compaction's
+  // temporary file and its rename go through that descriptor, never through the path.
+  jitdump::Status Open(jitdump::HeldDirectory dir, const std::string& name, const jitdump::CreateRules& rules);
   bool is_open() const { return fd_ >= 0; }
   const std::string& path() const { return path_; }
 
@@ -43,11 +46,14 @@ class PerfMapFile {
   using LiveVisitor = std::function<void(uint64_t, uint64_t, std::string_view)>;
   jitdump::Status Compact(const std::function<void(const LiveVisitor&)>& for_each_live, uint64_t now_ns);
   void Close();
+  // Closes and removes the file (abandoned at start-up, before any line).
+  void Discard();
 
   uint64_t lines() const { return lines_; }
 
  private:
-  std::string dir_;
+  jitdump::HeldDirectory dir_;
+  std::string name_;
   std::string path_;
   mode_t mode_ = 0600;
   int fd_ = -1;

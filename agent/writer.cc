@@ -75,6 +75,64 @@ bool MakeDefaultDirectory(std::string* dir) {
   return true;
 }
 
+
+}  // namespace
+
+void LogUnusableDirectory(LogLevel level, const jitdump::HeldDirectory& dir, const std::string& path,
+                          const jitdump::Status& status, const DirectoryUse& use) {
+  if (status.err_no() == EPERM && dir.refused_mode() != 0) {
+    const bool foreign = dir.refused_owner() != ::geteuid() && dir.refused_owner() != 0;
+    Log(level,
+        "refusing %s %s: %s (owner uid %u, mode %04o); another user could rename or replace the agent's files "
+        "there. %s; %s",
+        use.what, PrintablePath(path).c_str(), status.operation(), static_cast<unsigned>(dir.refused_owner()),
+        static_cast<unsigned>(dir.refused_mode()),
+        foreign ? "Use a directory owned by this user or root"
+                : "Use a directory only this user or root can write to, or make it sticky (chmod +t)",
+        use.instead);
+    return;
+  }
+  Log(level, "%s %s (%s); %s", use.failed, PrintablePath(path).c_str(), status.ToString().c_str(), use.fix);
+}
+
+namespace {
+
+// CLOCK_REALTIME, as file modification times are kept.
+int64_t RealtimeNanos() {
+  struct timespec now {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+}
+
+// Runs `create(dir)`; when the name is held by another live process of this user with the same
+// pid (two JVMs that are each pid 1 in their own container, sharing a volume: issue #13 item 4),
+// tries again in a subdirectory jit-<pid>-2 ... jit-<pid>-9 of `dir` and says so. The file keeps
+// its name: perf 6.1 accepts a dump only as jit-<pid>.dump (util/jitdump.c jit_detect), in any
+// directory. On success `dir` is the directory the file went to.
+template <typename Create>
+jitdump::Status CreateAvoidingLiveFiles(jitdump::HeldDirectory& dir, uint32_t pid, const std::string& name,
+                                        Create create) {
+  jitdump::Status status = create(dir);
+  if (status.ok() || status.err_no() != jitdump::kInUse) return status;
+  for (int n = 2; n <= 9; ++n) {
+    jitdump::HeldDirectory sub;
+    const std::string sub_name = "jit-" + std::to_string(pid) + "-" + std::to_string(n);
+    const jitdump::Status opened = sub.OpenChild(dir, sub_name, 0755);
+    if (!opened.ok()) continue;  // another user's, say: try the next
+    const jitdump::Status created = create(sub);
+    if (created.ok()) {
+      Log(LogLevel::kWarn,
+          "%s is in use by another live process with the same pid (a JVM in another pid namespace sharing "
+          "this directory?); writing %s instead",
+          PrintablePath(dir.path() + "/" + name).c_str(), PrintablePath(sub.path() + "/" + name).c_str());
+      dir = std::move(sub);
+      return created;
+    }
+    if (created.err_no() != jitdump::kInUse) return created;
+  }
+  return status;
+}
+
 }  // namespace
 
 // Owns one popped event until the batch takes it: frees it on every other path out of
@@ -120,22 +178,26 @@ bool Writer::Open(uint32_t pid, uint64_t start_time) {
   pid_ = pid;
   start_time_ = start_time;
   std::string dir = options_.dir;
-  if (dir.empty()) {
-    if (!MakeDefaultDirectory(&dir)) return false;
-  } else {
-    const jitdump::Status status = jitdump::MakeDirectories(dir, 0755);
-    if (!status.ok()) {
-      Log(LogLevel::kError, "cannot create output directory %s (%s); fix its permissions or choose another dir=",
-          PrintablePath(dir).c_str(), status.ToString().c_str());
-      return false;
-    }
+  if (dir.empty() && !MakeDefaultDirectory(&dir)) return false;
+  jitdump::HeldDirectory held;
+  jitdump::Status status = held.Open(dir, 0755);
+  if (!status.ok()) {
+    LogUnusableDirectory(LogLevel::kError, held, dir, status,
+                         {"output directory", "cannot create output directory",
+                          "fix its permissions or choose another dir=", "the JVM runs on without the agent"});
+    return false;
   }
-  dump_path_ = dir + "/jit-" + std::to_string(pid) + ".dump";
+  // A file of ours written from now on is another live process's, never a stale leftover.
+  const jitdump::CreateRules rules{O_RDWR, static_cast<mode_t>(options_.mode), RealtimeNanos()};
+  const std::string dump_name = "jit-" + std::to_string(pid) + ".dump";
   jitdump::FileHeaderFields header;
   header.elf_mach = jitdump::CurrentElfMachine();
   header.pid = pid;
   header.timestamp = start_time;
-  jitdump::Status status = dump_.Create(dump_path_, static_cast<mode_t>(options_.mode), header);
+  status = CreateAvoidingLiveFiles(held, pid, dump_name, [&](const jitdump::HeldDirectory& where) {
+    return dump_.Create(where, dump_name, rules, header);
+  });
+  dump_path_ = held.path() + "/" + dump_name;
   if (!status.ok()) {
     Log(LogLevel::kError, "cannot create %s (%s); the JVM runs on without the agent. Choose a writable dir=",
         PrintablePath(dump_path_).c_str(), status.ToString().c_str());
@@ -149,11 +211,21 @@ bool Writer::Open(uint32_t pid, uint64_t start_time) {
         PrintablePath(dump_path_).c_str(), status.ToString().c_str());
   }
   if (options_.perfmap) {
-    status = jitdump::MakeDirectories(options_.perfmap_dir, 0755);
-    if (status.ok()) status = perf_map_.Open(options_.perfmap_dir, pid, static_cast<mode_t>(options_.mode));
+    jitdump::HeldDirectory map_dir;
+    status = map_dir.Open(options_.perfmap_dir, 0755);
     if (!status.ok()) {
-      Log(LogLevel::kWarn, "cannot create perf map in %s (%s); continuing with the jitdump only",
-          PrintablePath(options_.perfmap_dir).c_str(), status.ToString().c_str());
+      LogUnusableDirectory(LogLevel::kWarn, map_dir, options_.perfmap_dir, status,
+                           {"perf map directory", "cannot create perf map in", "continuing with the jitdump only",
+                            "continuing with the jitdump only"});
+    } else {
+      const std::string map_name = "perf-" + std::to_string(pid) + ".map";
+      status = CreateAvoidingLiveFiles(map_dir, pid, map_name, [&](const jitdump::HeldDirectory& where) {
+        return perf_map_.Open(where.Duplicate(), map_name, rules);
+      });
+      if (!status.ok()) {
+        Log(LogLevel::kWarn, "cannot create perf map in %s (%s); continuing with the jitdump only",
+            PrintablePath(map_dir.path()).c_str(), status.ToString().c_str());
+      }
     }
   }
   // Made once: the writer's messages must not allocate (they also report a lack of memory).
@@ -163,7 +235,19 @@ bool Writer::Open(uint32_t pid, uint64_t start_time) {
   return true;
 }
 
-void Writer::Start() { thread_ = std::thread([this] { Run(); }); }
+void Writer::Abandon() {
+  perf_map_.Discard();
+  dump_.Discard();
+}
+
+bool Writer::Start() {
+  try {
+    thread_ = std::thread([this] { Run(); });
+    return true;
+  } catch (...) {  // std::system_error: pthread_create refused (EAGAIN: no memory or thread limit)
+    return false;
+  }
+}
 
 bool Writer::ResolveDeferred(const CodeEvent& load, LoadNames* names) {
   LoadResolver* resolver = hand_off_.resolver();

@@ -24,8 +24,22 @@
 #include "agent/record_queue.h"
 #include "agent/stats.h"
 #include "jitdump/dump_file.h"
+#include "jitdump/safe_file.h"
 
 namespace jitdump_agent {
+
+// The words for one directory's messages.
+struct DirectoryUse {
+  const char* what;     // "output directory": "refusing output directory DIR: ..."
+  const char* failed;   // "cannot create output directory": "... DIR (mkdir: ...); "
+  const char* fix;      // after a failure to create or open it
+  const char* instead;  // after a refusal: what happens now
+};
+// Says in one line (at `level`) why the directory at `path` cannot hold output: refused as one
+// other users could tamper with (owner, mode and the fix), or the failure to create or open it.
+// For the stats directory too (agent.cc).
+void LogUnusableDirectory(LogLevel level, const jitdump::HeldDirectory& dir, const std::string& path,
+                          const jitdump::Status& status, const DirectoryUse& use);
 
 class Writer {
  public:
@@ -36,7 +50,10 @@ class Writer {
   // Creates the dump (and the perf map when asked). Returns false, after logging why, when the
   // dump cannot be created; the agent then runs without output.
   bool Open(uint32_t pid, uint64_t start_time);
-  void Start();
+  // Removes what Open created (the writer thread could not be started): no header-only dump.
+  void Abandon();
+  // Starts the writer thread; false (nothing started) when the thread cannot be created.
+  bool Start();
   // Drains everything queued so far, writes JIT_CODE_CLOSE and closes the files. Waits at most
   // `timeout_ms` for the writer thread; if the disk hangs, the JVM exits anyway.
   void Finish(uint64_t close_time, uint32_t timeout_ms);

@@ -11,9 +11,11 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -354,6 +356,102 @@ TEST_F(DumpFileTest, CreateWithContentsKeepsTheSafetyRules) {
   EXPECT_EQ(std::string(bytes.begin(), bytes.end()), "new");
   // A missing directory fails cleanly, leaving nothing behind.
   EXPECT_FALSE(CreateWithContents(Path("absent/jit-10.dump"), O_RDWR, 0600, "x", 1, &fd).ok());
+}
+
+// --- the held output directory (issue #13 items 2 and 4) ---
+
+TEST_F(DumpFileTest, HeldDirectoryKeepsWritingWhereItWasAfterTheNameIsSwapped) {
+  const std::string out = Path("out");
+  HeldDirectory dir;
+  ASSERT_TRUE(dir.Open(out, 0755).ok());
+  // Someone renames the directory away and plants a symlink to another one in its place.
+  ASSERT_EQ(::rename(out.c_str(), Path("moved").c_str()), 0);
+  ASSERT_EQ(::symlink(outside_.c_str(), out.c_str()), 0);
+  DumpFile file;
+  ASSERT_TRUE(file.Create(dir, "jit-5.dump", CreateRules{O_RDWR, 0600, 0}, {62, 5, 0, 0}).ok());
+  int fd = -1;
+  std::string temp;
+  ASSERT_TRUE(CreateTemporaryAt(dir.fd(), "perf-5.map.", O_WRONLY, 0600, &fd, &temp).ok());
+  EXPECT_EQ(temp.size(), std::string("perf-5.map.").size() + 12);
+  ASSERT_EQ(::renameat(dir.fd(), temp.c_str(), dir.fd(), "perf-5.map"), 0);
+  ::close(fd);
+  ASSERT_TRUE(CreateWithContentsAt(dir.fd(), "stats.json", CreateRules{O_WRONLY, 0600, 0}, "{}", 2, &fd).ok());
+  ::close(fd);
+  EXPECT_TRUE(EntriesIn(outside_).empty());
+  std::vector<std::string> names = EntriesIn(Path("moved"));
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"jit-5.dump", "perf-5.map", "stats.json"}));
+}
+
+TEST_F(DumpFileTest, HeldDirectoryRefusesDirectoriesOthersCanRenameIn) {
+  const std::string open = Path("open");
+  ASSERT_EQ(::mkdir(open.c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(open.c_str(), 0777), 0);
+  HeldDirectory dir;
+  const Status refused = dir.Open(open, 0755);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_EQ(refused.err_no(), EPERM);
+  EXPECT_EQ(dir.refused_mode(), 0777u);
+  EXPECT_FALSE(dir.is_open());
+  ASSERT_EQ(::chmod(open.c_str(), 01777), 0);  // sticky, as /tmp: others cannot rename our files
+  EXPECT_TRUE(dir.Open(open, 0755).ok());
+  if (::geteuid() == 0) {
+    const std::string theirs = Path("theirs");
+    ASSERT_EQ(::mkdir(theirs.c_str(), 0755), 0);
+    ASSERT_EQ(::chown(theirs.c_str(), 65534, 65534), 0);
+    HeldDirectory other;
+    EXPECT_FALSE(other.Open(theirs, 0755).ok());
+    EXPECT_EQ(other.refused_owner(), 65534u);
+  }
+}
+
+TEST_F(DumpFileTest, AFileALiveProcessHoldsIsNeverRemovedAsStale) {
+  HeldDirectory dir;
+  ASSERT_TRUE(dir.Open(dir_, 0755).ok());
+  DumpFile first;
+  ASSERT_TRUE(first.Create(dir, "jit-1.dump", CreateRules{O_RDWR, 0600, 0}, {62, 1, 0, 0}).ok());
+  struct stat held {};
+  ASSERT_EQ(::stat(Path("jit-1.dump").c_str(), &held), 0);
+  // Another process with the same pid (another pid namespace): the first one's lock is the
+  // mark of a live writer, so the name is in use. (flock locks of two open file descriptions
+  // conflict within one process too, so one test process shows it.)
+  DumpFile second;
+  const Status status = second.Create(dir, "jit-1.dump", CreateRules{O_RDWR, 0600, 0}, {62, 1, 0, 0});
+  EXPECT_FALSE(status.ok());
+  EXPECT_EQ(status.err_no(), kInUse);
+  struct stat still {};
+  ASSERT_EQ(::stat(Path("jit-1.dump").c_str(), &still), 0);
+  EXPECT_EQ(still.st_ino, held.st_ino);
+  // Once the first one is closed the file is a stale leftover and is replaced.
+  ASSERT_TRUE(first.Close(0).ok());
+  EXPECT_TRUE(second.Create(dir, "jit-1.dump", CreateRules{O_RDWR, 0600, 0}, {62, 1, 0, 0}).ok());
+}
+
+TEST_F(DumpFileTest, AFileWrittenSinceTheAgentStartedIsNotStale) {
+  HeldDirectory dir;
+  ASSERT_TRUE(dir.Open(dir_, 0755).ok());
+  struct timespec now {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  const int64_t start = static_cast<int64_t>(now.tv_sec - 5) * 1000000000;
+  {
+    std::ofstream out(Path("stats.json"));
+    out << "{\"another JVM\": 1}";
+  }
+  int fd = -1;
+  const Status status = CreateWithContentsAt(dir.fd(), "stats.json", CreateRules{O_WRONLY, 0600, start}, "{}", 2, &fd);
+  EXPECT_EQ(status.err_no(), kInUse);
+  const std::vector<uint8_t> bytes = Read(Path("stats.json"));
+  EXPECT_EQ(std::string(bytes.begin(), bytes.end()), "{\"another JVM\": 1}");
+}
+
+TEST_F(DumpFileTest, DiscardRemovesOnlyItsOwnFile) {
+  HeldDirectory dir;
+  ASSERT_TRUE(dir.Open(dir_, 0755).ok());
+  DumpFile file;
+  ASSERT_TRUE(file.Create(dir, "jit-3.dump", CreateRules{O_RDWR, 0600, 0}, {62, 3, 0, 0}).ok());
+  file.Discard();
+  EXPECT_TRUE(EntriesIn(dir_).empty());
+  EXPECT_FALSE(file.is_open());
 }
 
 }  // namespace

@@ -12,24 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "cpp-tests/temp_dir_test.h"
+
 namespace jitdump {
 namespace {
 
-class MappedFileTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/mapped_file_test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { ASSERT_EQ(std::system(("rm -rf '" + dir_ + "'").c_str()), 0); }
-  std::string Write(const std::string& name, const std::string& contents) {
-    const std::string path = dir_ + "/" + name;
-    std::ofstream(path, std::ios::binary) << contents;
-    return path;
-  }
-  std::string dir_;
-};
+class MappedFileTest : public TempDirTest {};
 
 TEST_F(MappedFileTest, MapsTheWholeFile) {
   std::string contents(100000, 'x');

@@ -1,12 +1,16 @@
 #include "agent/options.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "agent/config.h"
+#include "cpp-tests/temp_dir_test.h"
 
 namespace jitdump_agent {
 namespace {
@@ -172,10 +176,10 @@ TEST(OptionsTableTest, HelpAndTheUnknownKeyMessageNameEveryKey) {
   EXPECT_NE(OptionsHelp().find("names=java|jvm|simple  (default: java)"), std::string::npos) << OptionsHelp();
 }
 
-bool ReadFixture(const std::string& path, std::string* contents) {
-  if (path != "/etc/jitdump.conf") return false;
+std::string ReadFixture(const std::string& path, std::string* contents) {
+  if (path != "/etc/jitdump.conf") return "No such file or directory";
   *contents = "# from the ConfigMap\nnames=simple\nlines=off  \n\nlog=info\n";
-  return true;
+  return "";
 }
 
 TEST(ConfigTest, PrecedenceFileThenEnvironmentThenCommandLine) {
@@ -205,6 +209,61 @@ TEST(ConfigTest, ExpandPid) {
   EXPECT_EQ(ExpandPid("/tmp/jit-%p/x%%p", 42), "/tmp/jit-42/x%p");
   EXPECT_EQ(ExpandPid("plain", 7), "plain");
   EXPECT_EQ(ExpandPid("trailing%", 7), "trailing%");
+}
+
+// --- config files (issue #13 item 10) ---
+
+class ConfigFileTest : public TempDirTest {};
+
+TEST_F(ConfigFileTest, ReadsARegularFileUpToTheLimit) {
+  std::string contents;
+  EXPECT_EQ(ReadConfigFile(Write("ok.conf", "names=simple\n"), &contents), "");
+  EXPECT_EQ(contents, "names=simple\n");
+  const std::string exact(kMaxConfigFileBytes, '#');
+  EXPECT_EQ(ReadConfigFile(Write("exact.conf", exact), &contents), "");
+  EXPECT_EQ(contents.size(), kMaxConfigFileBytes);
+}
+
+TEST_F(ConfigFileTest, RefusesAFileOverTheLimitNamingIt) {
+  std::string contents = "left over";
+  const std::string problem = ReadConfigFile(Write("big.conf", std::string(kMaxConfigFileBytes + 1, '#')), &contents);
+  EXPECT_NE(problem.find("over the limit of 1048576 bytes (1 MiB)"), std::string::npos) << problem;
+  EXPECT_TRUE(contents.empty());
+}
+
+TEST_F(ConfigFileTest, RefusesWhatIsNotARegularFileWithoutReadingOrBlocking) {
+  std::string contents;
+  EXPECT_EQ(ReadConfigFile(dir_, &contents), "not a regular file");
+  const std::string fifo = dir_ + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(ReadConfigFile(fifo, &contents), "not a regular file");  // returns at once: O_NONBLOCK
+  EXPECT_EQ(ReadConfigFile("/dev/null", &contents), "not a regular file");
+  // /proc files claim to be regular files of size 0; some have side effects when read.
+  EXPECT_NE(ReadConfigFile("/proc/self/mem", &contents).find("/proc or /sys"), std::string::npos);
+  EXPECT_NE(ReadConfigFile("/proc/self/status", &contents).find("/proc or /sys"), std::string::npos);
+  EXPECT_NE(ReadConfigFile(dir_ + "/missing", &contents).find("No such file"), std::string::npos);
+}
+
+std::string ReadManyBadLines(const std::string&, std::string* contents) {
+  for (int i = 0; i < 50; ++i) *contents += "bogus" + std::to_string(i) + "=1\n";
+  return "";
+}
+
+TEST(ConfigTest, RepeatedErrorsInAFileAreCapped) {
+  Options o;
+  const ParseResult r = LoadOptions("config=/etc/noise.conf", nullptr, ReadManyBadLines, o);
+  ASSERT_EQ(r.errors.size(), kMaxConfigFileErrors + 1);
+  EXPECT_NE(r.errors[0].message.find("bogus0"), std::string::npos);
+  EXPECT_NE(r.errors.back().message.find("40 more errors not shown"), std::string::npos) << r.errors.back().message;
+  EXPECT_NE(r.errors.back().message.find("/etc/noise.conf"), std::string::npos);
+}
+
+TEST(ConfigTest, AnUnreadableConfigSaysWhy) {
+  Options o;
+  const ParseResult r = LoadOptions("config=/proc/self/mem", nullptr, ReadConfigFile, o);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_NE(r.errors[0].message.find("'/proc/self/mem': a /proc or /sys file"), std::string::npos)
+      << r.errors[0].message;
 }
 
 }  // namespace

@@ -250,6 +250,49 @@ TEST_F(WriterTest, UnwritableDirectoryFailsOpenWithoutCrashing) {
   EXPECT_FALSE(writer.Open(1, 1000));
 }
 
+// Issue #13 item 4: another live writer with the same pid (another pid namespace sharing the
+// directory) keeps its files; this one writes the same names in jit-<pid>-2/.
+TEST_F(WriterTest, ASecondWriterWithTheSamePidMovesAsideInsteadOfRemovingTheFirstOnesFiles) {
+  options_.perfmap = true;
+  Stats stats_a, stats_b;
+  RecordQueue queue_a(options_, stats_a), queue_b(options_, stats_b);
+  HandOff hand_off_a, hand_off_b;
+  Writer a(options_, stats_a, queue_a, hand_off_a);
+  Writer b(options_, stats_b, queue_b, hand_off_b);
+  ASSERT_TRUE(a.Open(1, 1000));
+  ASSERT_TRUE(b.Open(1, 1000));
+  EXPECT_EQ(a.dump_path(), dir_ + "/jit-1.dump");
+  EXPECT_EQ(b.dump_path(), dir_ + "/jit-1-2/jit-1.dump");
+  EXPECT_EQ(a.perfmap_path(), dir_ + "/perf-1.map");
+  EXPECT_EQ(b.perfmap_path(), dir_ + "/jit-1-2/perf-1.map");
+  ASSERT_TRUE(a.Start());
+  ASSERT_TRUE(b.Start());
+  PushLoad(queue_a, 5000, 0x1000, 0x40, "p.A.run()");
+  PushLoad(queue_b, 5000, 0x2000, 0x40, "p.B.run()");
+  a.Finish(9000, 5000);
+  b.Finish(9000, 5000);
+  EXPECT_EQ(stats_a.code_loads_written.Get(), 1u);
+  EXPECT_EQ(stats_b.code_loads_written.Get(), 1u);
+  struct stat st {};
+  EXPECT_EQ(::stat(a.dump_path().c_str(), &st), 0);
+  EXPECT_EQ(::stat(b.dump_path().c_str(), &st), 0);
+}
+
+// Issue #13 item 9: a writer that opened its files but could not start its thread removes them.
+TEST_F(WriterTest, AbandonRemovesWhatOpenCreated) {
+  options_.perfmap = true;
+  Stats stats;
+  RecordQueue queue(options_, stats);
+  HandOff hand_off;
+  Writer writer(options_, stats, queue, hand_off);
+  ASSERT_TRUE(writer.Open(3, 1000));
+  struct stat st {};
+  ASSERT_EQ(::stat(writer.dump_path().c_str(), &st), 0);
+  writer.Abandon();
+  EXPECT_NE(::stat(writer.dump_path().c_str(), &st), 0);
+  EXPECT_NE(::stat(writer.perfmap_path().c_str(), &st), 0);
+}
+
 TEST_F(WriterTest, ConcurrentProducersLoseNothing) {
   Stats stats;
   RecordQueue queue(options_, stats);

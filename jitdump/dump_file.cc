@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,19 +19,62 @@ namespace jitdump {
 DumpFile::~DumpFile() {
   if (marker_ != nullptr) ::munmap(marker_, marker_size_);
   if (fd_ >= 0) ::close(fd_);
+  if (dir_fd_ >= 0) ::close(dir_fd_);
 }
 
-Status DumpFile::Create(const std::string& path, mode_t mode, const FileHeaderFields& fields) {
+Status DumpFile::Create(const HeldDirectory& dir, const std::string& name, const CreateRules& rules,
+                        const FileHeaderFields& fields) {
   // O_RDWR, not O_WRONLY: mmap of the marker needs a readable descriptor. The file appears
   // with its header already in it: a process killed at start-up never leaves an empty dump.
   const FileHeader header = MakeFileHeader(fields);
+  CreateRules rw = rules;
+  rw.flags = O_RDWR;
   int fd = -1;
-  const Status status = CreateWithContents(path, O_RDWR, mode, &header, sizeof header, &fd);
+  const Status status = CreateWithContentsAt(dir.fd(), name, rw, &header, sizeof header, &fd);
   if (!status.ok()) return status;
   fd_ = fd;
+  dir_fd_ = ::fcntl(dir.fd(), F_DUPFD_CLOEXEC, 0);
+  name_ = name;
+  path_ = dir.path() + "/" + name;
+  size_ = sizeof header;
+  return Status::Ok();
+}
+
+Status DumpFile::Create(const std::string& path, mode_t mode, const FileHeaderFields& fields) {
+  // Tests and tools name their own directories: no ownership rule beyond the file's own.
+  const int fd = ::open(DirectoryOf(path).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Status::Error("open", errno);
+  const FileHeader header = MakeFileHeader(fields);
+  int file = -1;
+  const Status status = CreateWithContentsAt(fd, BaseName(path), CreateRules{O_RDWR, mode, 0}, &header,
+                                             sizeof header, &file);
+  if (!status.ok()) {
+    ::close(fd);
+    return status;
+  }
+  fd_ = file;
+  dir_fd_ = fd;
+  name_ = BaseName(path);
   path_ = path;
   size_ = sizeof header;
   return Status::Ok();
+}
+
+void DumpFile::Discard() {
+  if (marker_ != nullptr) {
+    ::munmap(marker_, marker_size_);
+    marker_ = nullptr;
+  }
+  if (fd_ < 0) return;
+  // Only the file this object created: the name still leads to its inode.
+  struct stat ours, named;
+  if (dir_fd_ >= 0 && ::fstat(fd_, &ours) == 0 &&
+      ::fstatat(dir_fd_, name_.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 && ours.st_dev == named.st_dev &&
+      ours.st_ino == named.st_ino) {
+    ::unlinkat(dir_fd_, name_.c_str(), 0);
+  }
+  ::close(fd_);
+  fd_ = -1;
 }
 
 Status DumpFile::MapMarker() {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "jitdump/encoder.h"
+#include "jitdump/safe_file.h"
 #include "jitdump/status.h"
 
 namespace jitdump {
@@ -19,9 +20,17 @@ class DumpFile {
   DumpFile(const DumpFile&) = delete;
   DumpFile& operator=(const DumpFile&) = delete;
 
-  // Creates `path` with `mode` holding the header (see CreateWithContents: never an empty file,
-  // never through a symlink, never over another user's file).
+  // Creates `name` in the held directory `dir` holding the header (see CreateWithContentsAt:
+  // never an empty file, never through a symlink, never over another user's file or a live
+  // one; kInUse when a live process holds the name). The file stays flock-ed (shared) while
+  // open: the mark another process with the same pid looks for before removing it as stale.
+  Status Create(const HeldDirectory& dir, const std::string& name, const CreateRules& rules,
+                const FileHeaderFields& header);
+  // The same in the directory of `path` (tests and tools).
   Status Create(const std::string& path, mode_t mode, const FileHeaderFields& header);
+
+  // Closes and removes the file (a dump abandoned at start-up, before any record).
+  void Discard();
 
   // Maps the first page PROT_READ|PROT_EXEC. perf record sees this mapping as an MMAP event
   // naming the file, which is how perf inject --jit finds the dump. Fails on noexec mounts.
@@ -43,6 +52,8 @@ class DumpFile {
 
  private:
   std::string path_;
+  std::string name_;
+  int dir_fd_ = -1;  // a duplicate of the held directory's descriptor, for Discard
   int fd_ = -1;
   void* marker_ = nullptr;
   size_t marker_size_ = 0;

@@ -64,7 +64,8 @@ def test_output_dir(ctx, cleanup) -> None:
 
     # Read-only mounts.
     ro = ctx.work / "ro"
-    mount_tmpfs(cleanup, ro, "size=1m,mode=0777")
+    # 0755: a directory others may write to without the sticky bit is refused for that alone.
+    mount_tmpfs(cleanup, ro, "size=1m,mode=0755")
     (ro / "existing").mkdir()
     subprocess.run(["mount", "-o", "remount,ro", str(ro)], check=True)
     refused("read-only dir", f"dir={ro / 'existing'}", str(ro / "existing"), "Read-only file system")

@@ -219,7 +219,10 @@ def touched_paths(log: Path, reads: bool = False) -> set:
         if not m or int(m.group(4)) < 0:
             continue
         name, args = m.group(2), m.group(3)
-        strings = re.findall(r'"((?:[^"\\]|\\.)*)"', args)
+        # strace -y shows a directory descriptor as N</its/path>: a name relative to it is
+        # joined to that path (the agent creates, links, renames and removes through them).
+        strings = [name_ if name_.startswith("/") or not base else f"{base}/{name_}"
+                   for base, name_ in re.findall(r'(?:\d+<([^>]*)>,\s*)?"((?:[^"\\]|\\.)*)"', args)]
         if name in ("open", "openat", "creat") and strings and (reads or name == "creat" or
                                                                  any(f in args for f in WRITE_FLAGS)):
             paths.add(strings[0])
@@ -235,7 +238,7 @@ def confinement(ctx) -> None:
     out, maps, stats_dir = ctx.work / "conf-out", ctx.work / "conf-maps", ctx.work / "conf-stats"
     for trace, options in ((base_log, None), (agent_log, f"dir={out},perfmap={maps},stats={stats_dir}/s.json")):
         stats_dir.mkdir(exist_ok=True)
-        cmd = ["strace", "-f", "-qq", "-o", str(trace), "-e",
+        cmd = ["strace", "-f", "-qq", "-y", "-o", str(trace), "-e",
                "trace=open,openat,creat,mkdir,mkdirat,unlink,unlinkat,rmdir,link,linkat,symlink,symlinkat,rename,"
                "renameat,renameat2,chmod,fchmodat,truncate"] + ctx.java_cmd(options, "Work", str(ROUNDS), jvm_args=jvm)
         r = subprocess.run(cmd, capture_output=True, timeout=300, cwd=ctx.work)

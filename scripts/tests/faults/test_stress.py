@@ -7,7 +7,7 @@ A. -Xcomp, agent from the start: nothing lost (lost.total is only events after c
    the queue stayed within its budget, the dump is valid and closed.
 B. Late attach (scripts/attach, i.e. jcmd JVMTI.agent_load) into a JVM already churning: the
    same, plus replayed events.
-C. A 64 KiB budget with overflow=wait under -Xcomp, so the queue is full most of the time and
+C. A 256 KiB budget (the smallest) with overflow=wait under -Xcomp, so the queue is full most of the time and
    VMDeath arrives while it is full: the JVM exits promptly (no deadlock), the dump is valid and
    closed, whatever did not fit is counted (lost.budget), written counts equal the dump.
 """
@@ -86,10 +86,10 @@ def test_stress(ctx) -> None:
     check(stats["events"]["replayed"] > 0, "B: the attach replayed nothing")
 
     # C. Tiny budget, overflow=wait, -Xcomp: VMDeath while the queue is full.
-    budget = 64 << 10
+    budget = 256 << 10
     out, stats_path = ctx.work / "tiny", ctx.work / "tiny-stats.json"
     t0 = time.monotonic()
-    proc = ctx.start_java(f"dir={out},stats={stats_path},budget=64K,overflow=wait,wait_ms=50", "Stress",
+    proc = ctx.start_java(f"dir={out},stats={stats_path},budget=256K,overflow=wait,wait_ms=50", "Stress",
                           "2" if not ctx.long else "20", threads, jvm_args=xcomp)
     proc.wait(timeout=1800)
     took = time.monotonic() - t0

@@ -15,12 +15,19 @@
 // A stalled disk (faults-writer-stall), WRITER_FAULTS_STALL_AFTER=N: that thread's pwritev calls
 // after the first N never return (a hung NFS or FUSE mount), and the first stalled one prints
 // "writer_faults: stalled" on stderr.
+//
+// A refused thread (faults-thread-refused), WRITER_FAULTS_PTHREAD_FAIL=N: the first N calls of
+// pthread_create made by the library named by WRITER_FAULTS_LIBRARY fail with EAGAIN (what
+// glibc returns at a thread limit or without memory for a stack); each prints
+// "writer_faults: refused pthread_create" on stderr. Any thread may call it here (the agent
+// starts its writer from the JVM's thread).
 // Both write entry points are defined here under their own names: without this, glibc's headers
 // would rename pwritev to pwritev64 (the build defines it for the agent).
 #undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +53,7 @@ unsigned long g_every;
 std::atomic<unsigned long> g_seen;
 std::atomic<unsigned long> g_failed;
 long g_stall_after = -1;
+std::atomic<long> g_pthread_failures_left{0};
 std::atomic<long> g_writes;
 // The agent's extent (its PT_LOAD segments), found on the first matching call (the library is
 // loaded by then: only its own thread calls here).
@@ -59,6 +67,8 @@ __attribute__((constructor)) void Init() {
   g_every = every != nullptr ? strtoul(every, nullptr, 10) : 0;
   const char* stall = getenv("WRITER_FAULTS_STALL_AFTER");
   g_stall_after = stall != nullptr ? strtol(stall, nullptr, 10) : -1;
+  const char* refuse = getenv("WRITER_FAULTS_PTHREAD_FAIL");
+  g_pthread_failures_left = refuse != nullptr ? strtol(refuse, nullptr, 10) : 0;
 }
 
 __attribute__((destructor)) void Report() {
@@ -128,6 +138,22 @@ ssize_t pwritev64(int fd, const struct iovec* iov, int iovcnt, off64_t offset) {
     for (;;) pause();  // a write that never returns
   }
   return real(fd, iov, iovcnt, offset);
+}
+
+int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*start)(void*), void* arg) {
+  using Real = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+  static Real real = reinterpret_cast<Real>(dlsym(RTLD_NEXT, "pthread_create"));
+  if (g_library != nullptr && g_pthread_failures_left.load() > 0 && !t_inside) {
+    t_inside = true;
+    const bool ours = CallerIsLibrary(__builtin_return_address(0));
+    t_inside = false;
+    if (ours && g_pthread_failures_left.fetch_sub(1) > 0) {
+      static const char kLine[] = "writer_faults: refused pthread_create\n";
+      (void)!write(STDERR_FILENO, kLine, sizeof kLine - 1);
+      return EAGAIN;
+    }
+  }
+  return real(thread, attr, start, arg);
 }
 
 ssize_t pwritev(int fd, const struct iovec* iov, int iovcnt, off_t offset) {

@@ -44,11 +44,12 @@ def compile_java(jdk: Jdk, sources: list, out: Path, options=()) -> Path:
     return out
 
 
-def asan_prefix() -> list:
+def asan_prefix(preload: str = "") -> list:
+    """With FAULT_ASAN=1: run under libasan, before the test's own LD_PRELOAD shim (`preload`)."""
     if os.environ.get("FAULT_ASAN") != "1":
         return []
     libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
-    return ["env", f"LD_PRELOAD={libasan}",
+    return ["env", f"LD_PRELOAD={libasan}" + (f":{preload}" if preload else ""),
             "ASAN_OPTIONS=handle_segv=0:allow_user_segv_handler=1:detect_leaks=0:abort_on_error=1",
             "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1"]
 
@@ -80,21 +81,22 @@ class Jvm:
             return b"-agentpath:" + os.fsencode(self.agent) + (b"=" + options if options else b"")
         return f"-agentpath:{self.agent}" + (f"={options}" if options else "")
 
-    def command(self, main: str, *args, agent=None, jvm_args=()) -> list:
-        """java [jvm_args] [-agentpath...] -cp CLASSES main args; agent=None runs without it."""
+    def command(self, main: str, *args, agent=None, jvm_args=(), env=None) -> list:
+        """java [jvm_args] [-agentpath...] -cp CLASSES main args; agent=None runs without it.
+        `env` (the one the JVM gets) only matters for its LD_PRELOAD under FAULT_ASAN."""
         agent_args = [] if agent is None else [self.agent_arg(agent)]
-        return [*asan_prefix(), self.java, *jvm_args, *agent_args, "-cp", str(self.classes), main, *map(str, args)]
+        return [*asan_prefix((env or {}).get("LD_PRELOAD", "")), self.java, *jvm_args, *agent_args, "-cp", str(self.classes), main, *map(str, args)]
 
     def run(self, main: str, *args, agent=None, jvm_args=(), env=None, timeout: float = 120,
             cwd: Path | None = None) -> subprocess.CompletedProcess:
         """Runs to the end; stdout and stderr captured as bytes."""
-        return subprocess.run(self.command(main, *args, agent=agent, jvm_args=jvm_args), capture_output=True,
+        return subprocess.run(self.command(main, *args, agent=agent, jvm_args=jvm_args, env=env), capture_output=True,
                               env=clean_env(**(env or {})), timeout=timeout, cwd=cwd or self.work)
 
     def start(self, main: str, *args, agent=None, jvm_args=(), env=None, wrapper=(), umask: int | None = None,
               cwd: Path | None = None) -> subprocess.Popen:
         """Starts in the background (see spawn)."""
-        return self.spawn([*wrapper, *self.command(main, *args, agent=agent, jvm_args=jvm_args)], env=env,
+        return self.spawn([*wrapper, *self.command(main, *args, agent=agent, jvm_args=jvm_args, env=env)], env=env,
                           umask=umask, cwd=cwd)
 
     def spawn(self, command: list, env=None, umask: int | None = None, cwd: Path | None = None,

@@ -25,10 +25,10 @@ namespace {
 
 const std::string* g_config_contents = nullptr;
 
-bool ReadConfig(const std::string& path, std::string* contents) {
-  if (g_config_contents == nullptr || path.empty()) return false;
+std::string ReadConfig(const std::string& path, std::string* contents) {
+  if (g_config_contents == nullptr || path.empty()) return "No such file or directory";
   *contents = *g_config_contents;
-  return true;
+  return "";
 }
 
 [[noreturn]] void Fail(const char* what, std::string_view detail) {
