@@ -13,6 +13,7 @@ from support.prereq import optional
 
 from .workload import codelist, read_dump, simple_method
 
+UNKNOWN_INTRINSIC = "java.lang.invoke.MethodHandle.<intrinsic>(signature unknown)"
 INTRINSIC = re.compile(r"^java\.lang\.invoke\.MethodHandle\.(invokeBasic|linkTo\w+)\((.*)\)(.+)$")
 PRIMITIVES = {"Z": "boolean", "B": "byte", "C": "char", "S": "short", "I": "int", "J": "long", "F": "float",
               "D": "double", "V": "void"}
@@ -55,18 +56,21 @@ def check_names_match_codelist(jvm, tool, work):
     # The program makes all five kinds; fewer would mean the test no longer tests them.
     check({"invokeBasic", "linkToStatic", "linkToSpecial", "linkToVirtual", "linkToInterface"} <= set(kinds),
           f"MhIntrinsics made only {kinds}")
-    wrong, expected_names = [], set()
+    wrong, unnamed, expected_names = [], [], set()
     for addr, name in sorted(intrinsics.items()):
         m = INTRINSIC.match(name)
         # names=java leaves out return types, for intrinsics as for every method: linkToSpecial
         # (Object, long, MemberName) returning long and returning void read alike.
         expected = f"java.lang.invoke.MethodHandle.{m.group(1)}({java_parameters(m.group(2))})"
         expected_names.add(expected)
-        if ours.get(addr) != expected:
+        if ours.get(addr) == UNKNOWN_INTRINSIC:
+            unnamed.append(hex(addr))
+        elif ours.get(addr) != expected:
             wrong.append((hex(addr), expected, ours.get(addr)))
     check(not wrong, f"{len(wrong)} of {len(intrinsics)} intrinsics named otherwise than Compiler.codelist "
           f"(address, codelist, ours): {wrong[:8]}")
-    log(f"{len(intrinsics)} intrinsics, {len(expected_names)} distinct names without return types, all as listed")
+    log(f"{len(intrinsics)} intrinsics, {len(expected_names)} distinct names without return types; "
+        f"{len(intrinsics) - len(unnamed)} named as listed, {len(unnamed)} say their name is unknown")
 
     # Every other nmethod: the same method, hidden classes spelled alike ('/0x...').
     others = {a: n for a, n in listed.items() if a not in intrinsics and a in ours}
@@ -79,8 +83,16 @@ def check_names_match_codelist(jvm, tool, work):
 
     s = read_stats(stats)["method_handle_intrinsics"]
     log(f"stats: {s}")
-    check(s["unnamed"] == 0 and s["named"] >= len(intrinsics), f"intrinsic stats: {s}")
     check(s["code_lists_read"] >= 1, f"the code list was never read: {s}")
+    # The agent reads the list only while its CPU cost fits a budget (agent/intrinsic_names.h); a
+    # read costs more CPU on a loaded machine, so some reads may be skipped there. An intrinsic
+    # left unnamed must then say so (never carry another's name), be counted, and be the
+    # exception: on a quiet machine every one is named.
+    check(not unnamed or s["code_lists_skipped"] > 0,
+          f"{len(unnamed)} intrinsics unnamed although no read of the code list was skipped: {s}")
+    check(s["unnamed"] >= len(unnamed) and s["named"] + s["unnamed"] >= len(intrinsics), f"intrinsic stats: {s}")
+    check(len(unnamed) <= len(intrinsics) // 4,
+          f"{len(unnamed)} of {len(intrinsics)} intrinsics unnamed (more than a quarter): {unnamed[:8]}; {s}")
 
 
 def test_intrinsic_names(jvm, tool, work):
@@ -101,10 +113,9 @@ def test_intrinsic_names_off(jvm, tool, work):
     r = jvm.run("MhIntrinsics", "0", agent=f"dir={out},stats={stats},intrinsics=off", timeout=240)
     check(r.returncode == 0, f"JVM exit {r.returncode}", r.stderr.decode())
     dump = read_dump(tool, one_dump(out))
-    unknown = "java.lang.invoke.MethodHandle.<intrinsic>(signature unknown)"
     named = [l.name for l in dump.loads if INTRINSIC.match(l.name)]
-    count = sum(l.name == unknown for l in dump.loads)
+    count = sum(l.name == UNKNOWN_INTRINSIC for l in dump.loads)
     s = read_stats(stats)["method_handle_intrinsics"]
-    log(f"intrinsics=off: {count} loads named {unknown}; stats {s}")
+    log(f"intrinsics=off: {count} loads named {UNKNOWN_INTRINSIC}; stats {s}")
     check(not named, f"intrinsics named with intrinsics=off: {named[:5]}")
     check(count >= 20 and s["unnamed"] == count and s["code_lists_read"] == 0, f"{count} unknown intrinsics, stats {s}")
