@@ -14,6 +14,11 @@ namespace jitdump_agent {
 
 namespace {
 
+// One array, not text assembled from literals: GCC builds short concatenations from overlapping
+// immediate stores, whose bytes (" over theer the limit") lintian's spelling check reads as a typo.
+constexpr char kOverTheLimit[] = "over the limit of 1048576 bytes (1 MiB)";
+static_assert(kMaxConfigFileBytes == 1048576, "kOverTheLimit names the limit");
+
 // Whether the open file `fd` lives on a kernel pseudo file system, whose files report size 0.
 bool OnPseudoFileSystem(int fd) {
   struct statfs fs;
@@ -47,8 +52,7 @@ std::string ReadConfigFile(const std::string& path, std::string* contents) {
   } else if (OnPseudoFileSystem(fd)) {
     problem = "a /proc or /sys file, not a regular file";
   } else if (static_cast<uint64_t>(st.st_size) > kMaxConfigFileBytes) {
-    problem = std::to_string(st.st_size) + " bytes, over the limit of " + std::to_string(kMaxConfigFileBytes) +
-              " bytes (1 MiB)";
+    problem = std::to_string(st.st_size) + " bytes, " + kOverTheLimit;
   }
   contents->clear();
   char buf[4096];
@@ -59,7 +63,7 @@ std::string ReadConfigFile(const std::string& path, std::string* contents) {
     if (n <= 0) break;
     contents->append(buf, static_cast<size_t>(n));
     if (contents->size() > kMaxConfigFileBytes) {  // it grew while being read
-      problem = "over the limit of " + std::to_string(kMaxConfigFileBytes) + " bytes (1 MiB)";
+      problem = kOverTheLimit;
     }
   }
   ::close(fd);
