@@ -90,11 +90,13 @@ def test_report_inlining(ctx, graph):
                   f"pprof -traces: {pp_other} of {pp_alone} standalone callee samples under otherCaller:"
                   f"{lines['other call']}")
     top = pprof_top(run_dir / "profile.pb.gz", ctx.work / f"pprof-{graph}")
-    # pprof marks the row "(inline)" or "(partial-inline)" by its own merging rules; the row and
-    # its flat samples (the inlined and the standalone callee at that line) are what is asserted.
+    # pprof marks the merged row "(inline)", "(partial-inline)" or not at all by its own merging
+    # rules, which vary from run to run on the same profile (the first location merged decides);
+    # the inline frames themselves are asserted through -traces above. Here: the row of callee at
+    # its line and its flat samples (the inlined and the standalone callee at that line).
     top_callee = {k: v for k, v in top.items() if k.startswith(CALLEE)}
-    ctx.check(sum(v for k, v in top_callee.items() if k.startswith(callee_at + " (")) >= 0.4 * pp_total,
-              f"pprof -top -lines: callee at its line, marked inlined, with its flat samples ({top_callee})")
+    ctx.check(sum(v for k, v in top_callee.items() if k == callee_at or k.startswith(callee_at + " (")) >=
+              0.4 * pp_total, f"pprof -top -lines: callee at its line with its flat samples ({top_callee})")
 
     # The HTML flame graph, drawn by headless Chromium from its file.
     page = FlameGraphPage(run_dir / "flamegraph.html", ctx.work / f"browser-{graph}")
