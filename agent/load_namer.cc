@@ -10,7 +10,19 @@ LoadNames LoadNamer::Name(MethodCache& cache, const CompiledMethod& load) {
   entries_.clear();
   if (wants_scopes()) {
     frames_.reserve(load.frames.size());
-    for (const ScopeFrame& frame : load.frames) frames_.push_back({&cache.Get(frame.method)->source, frame.bci});
+    // A load's ~150 frames name a handful of methods: a small direct-mapped memo in front of
+    // the cache answers most frames with one compare (jmethodIDs are 8-byte slots, so their
+    // low bits above 3 spread well).
+    struct Memo {
+      MethodId method = 0;
+      const MethodLines* source = nullptr;
+    };
+    Memo memo[16];
+    for (const ScopeFrame& frame : load.frames) {
+      Memo& slot = memo[(frame.method >> 3) & 15];
+      if (slot.source == nullptr || slot.method != frame.method) slot = {frame.method, &cache.Get(frame.method)->source};
+      frames_.push_back({slot.source, frame.bci});
+    }
     for (const ScopePc& pc : load.pcs) {
       if (static_cast<size_t>(pc.first) + pc.count > frames_.size()) continue;  // never from the callbacks
       sites_.push_back({pc.pc, std::span<const Frame>(frames_.data() + pc.first, pc.count)});

@@ -145,9 +145,10 @@ constexpr OptionSpec kOptions[] = {
        if (valid) o.mode = static_cast<uint32_t>(bits);
        return valid;
      }},
-    {"flush_ms", "N", "10",
-     "writer poll interval, in milliseconds (1 to 1000); it doubles after each poll that found nothing, up to 8 "
-     "times", "milliseconds from 1 to 1000",
+    {"flush_ms", "N", "100",
+     "writer poll interval, in milliseconds (1 to 1000): the longest a record waits to be written, unless 256 KiB "
+     "pending wake the writer sooner; it doubles after each poll that found nothing, up to 8 times",
+     "milliseconds from 1 to 1000",
      [](const OptionValue& v, Options& o) { return SetNumber(v, 1, 1000, o.flush_ms); }},
     {"cache", "N", "16384", "methods kept in the name/line cache (0 disables)",
      "a number of methods from 0 (off) to 1048576",

@@ -50,7 +50,7 @@ struct Options {
   bool perfmap = false;          // perf-<pid>.map
   std::string perfmap_dir = "/tmp";
   uint32_t mode = 0600;          // permission bits of the files we create
-  uint32_t flush_ms = 10;        // writer idle poll interval
+  uint32_t flush_ms = 100;       // writer poll interval: how long a record may wait to be written
   uint32_t cache_entries = 16384;  // per-method lookup cache bound
   ResolveIn resolve = ResolveIn::kAuto;
   bool intrinsics_from_code_list = true;  // intrinsics=codelist (intrinsic_names.h)

@@ -3,6 +3,8 @@
 
 #include <time.h>
 
+#include <algorithm>
+
 #include <cstdint>
 #include <cstdlib>
 #include <new>
@@ -21,6 +23,12 @@ namespace {
 constexpr size_t kInitialQueueNodes = 1024;
 constexpr uint64_t kMaxQueueNodes = 65536;
 constexpr uint64_t kWakeWriterAt = kMaxQueueNodes / 4;
+// The writer sleeps flush_ms between polls; a producer wakes it earlier once this much is
+// pending (a quarter of smaller budgets). Every sleep and wake-up costs the writer tens of µs of
+// CPU on a virtual machine (RESULTS.md), so it should wake for a write of a few hundred KiB,
+// not for every few loads; one wake-up per drain at most (ArmWake), so a JVM thread calls the
+// handler about once per this many bytes of records.
+constexpr uint64_t kWakeWriterBytes = 256 * 1024;
 
 WarnOnce g_budget_warning;
 WarnOnce g_oversized_warning;
@@ -36,6 +44,7 @@ void SleepMillis(uint32_t ms) {
 
 RecordQueue::RecordQueue(const Options& options, Stats& stats)
     : budget_(options.budget_bytes),
+      wake_bytes_(std::min<uint64_t>(kWakeWriterBytes, options.budget_bytes / 4)),
       overflow_(options.overflow),
       wait_ms_(options.wait_ms),
       stats_(stats),
@@ -127,8 +136,19 @@ bool RecordQueue::Push(CodeEvent* event) {
   }
   const uint64_t pending = records_.fetch_add(1, std::memory_order_relaxed) + 1;
   stats_.queue_records_high.Offer(pending);
-  if (pending == kWakeWriterAt && pressure_handler_ != nullptr) pressure_handler_(pressure_context_);
+  WakeWriterIfDue(pending);
   return true;
+}
+
+void RecordQueue::WakeWriterIfDue(uint64_t pending_records) {
+  if (pressure_handler_ == nullptr) return;
+  if (pending_records == kWakeWriterAt) {
+    pressure_handler_(pressure_context_);
+    return;
+  }
+  // Most pushes stop at the first load: nothing is armed while the writer is already due.
+  if (!wake_armed_.load(std::memory_order_relaxed) || bytes_.load(std::memory_order_relaxed) < wake_bytes_) return;
+  if (wake_armed_.exchange(false, std::memory_order_relaxed)) pressure_handler_(pressure_context_);
 }
 
 CodeEvent* RecordQueue::Pop() {

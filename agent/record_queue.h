@@ -36,12 +36,17 @@ class RecordQueue {
   void Free(CodeEvent* event);
 
   bool lock_free() const { return queue_.is_lock_free(); }
-  // Called (from the producing JVM thread) when the queue fills up or overflow=wait makes a
-  // producer wait for room, so the writer drains now instead of at its next poll.
+  // Called (from the producing JVM thread) when enough is pending to be worth a write (see
+  // kWakeWriterBytes in record_queue.cc), when the queue fills up or when overflow=wait makes a
+  // producer wait for room, so the writer drains now instead of at its next poll. The handler
+  // must neither block nor allocate.
   void SetPressureHandler(void (*handler)(void*), void* context) {
     pressure_handler_ = handler;
     pressure_context_ = context;
   }
+  // Writer side, before it drains: the next time enough is pending, wake it again. Until then
+  // producers do not call the handler for the amount pending (one wake-up per drain at most).
+  void ArmWake() { wake_armed_.store(true, std::memory_order_relaxed); }
   uint64_t bytes_in_flight() const { return bytes_.load(std::memory_order_relaxed); }
   uint64_t records_in_flight() const { return records_.load(std::memory_order_relaxed); }
 
@@ -53,8 +58,11 @@ class RecordQueue {
   // budget, record larger than the budget) that suggests what helps under the policy in force.
   void CountBudgetLoss(size_t bytes);
   bool TryPush(CodeEvent* event);
+  // The amount pending after a push: wakes the writer once it is worth a write.
+  void WakeWriterIfDue(uint64_t pending_records);
 
   const uint64_t budget_;
+  const uint64_t wake_bytes_;  // pending bytes that wake the writer
   const Overflow overflow_;
   const uint32_t wait_ms_;
   Stats& stats_;
@@ -62,6 +70,7 @@ class RecordQueue {
   void* pressure_context_ = nullptr;
   std::atomic<uint64_t> bytes_{0};
   std::atomic<uint64_t> records_{0};
+  std::atomic<bool> wake_armed_{true};
   boost::lockfree::queue<CodeEvent*, boost::lockfree::fixed_sized<false>> queue_;
 };
 

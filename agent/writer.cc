@@ -307,11 +307,12 @@ void Writer::Run() {
     if (waiting) {
       wake_.wait_for(lock, std::chrono::milliseconds(1));  // for a deferring callback to queue its load
     } else if (!hand_off_.HasRequest()) {
-      // Every sleep and wake-up costs the writer CPU (RESULTS.md: ~40% of its samples on javac
-      // at one per 10 ms). A poll that found nothing doubles the next wait, up to 8 intervals:
-      // a JVM that compiles nothing costs a wake-up per 80 ms, and the first load after a pause
-      // waits at most that long in the queue (JVM threads never wait for the writer; a full
-      // queue wakes it at once).
+      // Every sleep and wake-up costs the writer CPU (RESULTS.md: tens of µs each on these VMs,
+      // ~40% of its samples on javac at one per 10 ms). So it sleeps flush_ms (100 ms) unless
+      // 256 KiB pending wake it sooner (record_queue.cc), and a poll that found nothing doubles
+      // the next wait, up to 8 intervals: a JVM that compiles nothing costs a wake-up per 800 ms,
+      // and the first load after a pause waits at most that long in the queue (JVM threads never
+      // wait for the writer; a full queue wakes it at once).
       const uint32_t wait_ms = options_.flush_ms << std::min<uint32_t>(empty_polls, kMaxIdleDoublings);
       ++empty_polls;
       wake_.wait_for(lock, std::chrono::milliseconds(wait_ms));
@@ -475,6 +476,7 @@ void Writer::Process(CodeEvent* event) {
 }
 
 size_t Writer::ProcessAvailable() {
+  queue_.ArmWake();  // from now on, enough pending wakes the writer again
   size_t processed = 0;
   while (CodeEvent* event = queue_.Pop()) {
     ++processed;

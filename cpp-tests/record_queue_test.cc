@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,43 @@ TEST(RecordQueueTest, UnderOverflowWaitARecordLargerThanTheBudgetIsDroppedAtOnce
   EXPECT_NE(log.find("larger than the whole record budget"), std::string::npos) << log;
   EXPECT_NE(log.find("raise budget= or wait_ms="), std::string::npos) << log;
   EXPECT_EQ(log.find("use overflow=wait"), std::string::npos) << log;
+}
+
+// The writer sleeps flush_ms between polls; producers wake it once 256 KiB are pending (a
+// quarter of a smaller budget), once per drain: ArmWake, called as the writer starts to drain,
+// allows the next wake-up.
+TEST(RecordQueueTest, EnoughPendingWakesTheWriterOncePerDrain) {
+  for (const uint64_t budget : {uint64_t{64} << 20, uint64_t{256} << 10}) {
+    SCOPED_TRACE(budget);
+    const uint64_t wake_at = std::min<uint64_t>(256 << 10, budget / 4);
+    Options options;
+    options.budget_bytes = budget;
+    Stats stats;
+    RecordQueue queue(options, stats);
+    int wakes = 0;
+    queue.SetPressureHandler([](void* count) { ++*static_cast<int*>(count); }, &wakes);
+    auto push_until = [&](uint64_t bytes) {
+      while (queue.bytes_in_flight() < bytes) {
+        CodeEvent* event = queue.Allocate(1024);
+        ASSERT_NE(event, nullptr);
+        ASSERT_TRUE(queue.Push(event));
+      }
+    };
+    push_until(wake_at - 2048);
+    EXPECT_EQ(wakes, 0) << "woken before enough was pending";
+    push_until(wake_at);
+    EXPECT_EQ(wakes, 1);
+    push_until(std::min<uint64_t>(budget / 2, 4 * wake_at));  // well below the record count that wakes it too
+    EXPECT_EQ(wakes, 1) << "woken again before the writer drained";
+
+    queue.ArmWake();  // the writer drains
+    while (CodeEvent* event = queue.Pop()) queue.Free(event);
+    push_until(wake_at - 2048);
+    EXPECT_EQ(wakes, 1);
+    push_until(wake_at);
+    EXPECT_EQ(wakes, 2);
+    while (CodeEvent* event = queue.Pop()) queue.Free(event);
+  }
 }
 
 }  // namespace
