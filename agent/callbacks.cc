@@ -48,9 +48,6 @@ thread_local std::vector<ScopeFrame> t_frames;
 void QueueCompiledLoad(AgentState& s, bool defer, uint64_t timestamp, jmethodID method, jint code_size,
                        const void* code_addr, const void* compile_info) {
   JvmtiLoadNaming& naming = *s.naming;
-  t_pcs.clear();
-  t_frames.clear();
-  if (naming.namer.wants_scopes()) CollectScopes(compile_info, t_pcs, t_frames);
   CodeBlob blob;
   blob.timestamp = timestamp;
   blob.tid = CurrentTid();
@@ -59,9 +56,12 @@ void QueueCompiledLoad(AgentState& s, bool defer, uint64_t timestamp, jmethodID 
   blob.code = s.options.code ? code_addr : nullptr;
   blob.replayed = t_replaying;
 
+  const bool scopes = naming.namer.wants_scopes();
   if (defer) {
     const ClassPin pin = PinDeclaringClass(s.vm, s.jvmti, method);
-    CodeEvent* event = NewDeferredLoad(s.queue, blob, IdOf(method), t_pcs, t_frames, pin);
+    // The chains go straight from compile_info into the event.
+    CodeEvent* event = NewDeferredLoad(s.queue, blob, IdOf(method),
+                                       scopes ? CountScopes(compile_info) : ScopeCounts{}, FillScopes, compile_info, pin);
     if (event != nullptr && s.queue.Push(event)) {  // a failed push frees the event
       s.stats.deferred_loads.Add();
     } else {
@@ -69,6 +69,9 @@ void QueueCompiledLoad(AgentState& s, bool defer, uint64_t timestamp, jmethodID 
     }
     return;
   }
+  t_pcs.clear();
+  t_frames.clear();
+  if (scopes) CollectScopes(compile_info, t_pcs, t_frames);
   CodeEvent* event = nullptr;
   {
     // VMDeath waits for this scope before it returns, so the lookups below do not see the JVM

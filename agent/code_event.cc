@@ -124,6 +124,20 @@ CodeEvent* NewDeferredLoad(RecordQueue& queue, const CodeBlob& blob, MethodId me
   });
 }
 
+CodeEvent* NewDeferredLoad(RecordQueue& queue, const CodeBlob& blob, MethodId method, ScopeCounts counts,
+                           ScopeFiller fill, const void* source, ClassPin pin) {
+  return Build(queue, [&](Tail& tail, CodeEvent& e) {
+    e.method = method;
+    e.pin = pin;
+    const std::span<ScopePc> pcs = tail.Take<ScopePc>(counts.pcs);
+    const std::span<ScopeFrame> frames = tail.Take<ScopeFrame>(counts.frames);
+    if (!pcs.empty() || !frames.empty()) fill(source, pcs, frames);  // empty while measuring
+    e.pcs = pcs;
+    e.frames = frames;
+    CopyBlob(tail, EventKind::kCompiledLoad, blob, e);
+  });
+}
+
 CodeEvent* NewNamedLoad(RecordQueue& queue, EventKind kind, const CodeBlob& blob, const LoadNames& names,
                         bool scratch_buffer) {
   return Build(queue, [&](Tail& tail, CodeEvent& e) {

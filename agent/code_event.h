@@ -30,6 +30,12 @@ struct ScopeFrame {
   int64_t bci = 0;
 };
 
+// How many PcDescs and frames a load's scope chains hold.
+struct ScopeCounts {
+  size_t pcs = 0;
+  size_t frames = 0;
+};
+
 // One PcDesc: its pc and its chain, frames[first, first + count) of the load, innermost first.
 struct ScopePc {
   uint64_t pc = 0;
@@ -92,6 +98,11 @@ struct CodeEvent {
 // A CompiledMethodLoad for the writer to resolve: its method, scope chains and class pin.
 CodeEvent* NewDeferredLoad(RecordQueue& queue, const CodeBlob& blob, MethodId method,
                            std::span<const ScopePc> pcs, std::span<const ScopeFrame> frames, ClassPin pin);
+// The same with the chains written straight into the event by `fill(source, pcs, frames)`, whose
+// spans have exactly `counts` elements (the callback's compile_info: compile_info.h).
+using ScopeFiller = void (*)(const void* source, std::span<ScopePc> pcs, std::span<ScopeFrame> frames);
+CodeEvent* NewDeferredLoad(RecordQueue& queue, const CodeBlob& blob, MethodId method, ScopeCounts counts,
+                           ScopeFiller fill, const void* source, ClassPin pin);
 // A compiled method or a stub whose names are known: `names` is copied into the event.
 CodeEvent* NewNamedLoad(RecordQueue& queue, EventKind kind, const CodeBlob& blob, const LoadNames& names,
                         bool scratch_buffer = false);

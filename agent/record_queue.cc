@@ -165,4 +165,15 @@ void RecordQueue::Free(CodeEvent* event) {
   std::free(event);
 }
 
+void RecordQueue::FreeAll(std::span<CodeEvent* const> events) {
+  uint64_t accounted = 0;
+  for (CodeEvent* event : events) {
+    if (event == nullptr) continue;
+    accounted += event->accounted;
+    event->~CodeEvent();
+    std::free(event);
+  }
+  if (accounted != 0) bytes_.fetch_sub(accounted, std::memory_order_relaxed);
+}
+
 }  // namespace jitdump_agent

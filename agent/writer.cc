@@ -454,7 +454,7 @@ void Writer::WritePending() {
       }
     }
   }
-  for (CodeEvent* load : pending_) queue_.Free(load);
+  queue_.FreeAll(pending_);
   pending_.clear();
   batch_.Clear();
 }

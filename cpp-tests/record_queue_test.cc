@@ -110,5 +110,18 @@ TEST(RecordQueueTest, EnoughPendingWakesTheWriterOncePerDrain) {
   }
 }
 
+// The writer frees a written batch in one step; the budget comes back whole.
+TEST(RecordQueueTest, FreeingABatchReturnsItsWholeBudget) {
+  Options options;
+  Stats stats;
+  RecordQueue queue(options, stats);
+  std::vector<CodeEvent*> batch;
+  for (size_t tail : {0u, 100u, 4000u}) batch.push_back(queue.Allocate(tail));
+  batch.push_back(nullptr);  // tolerated, as Free tolerates it
+  EXPECT_GT(queue.bytes_in_flight(), 4000u);
+  queue.FreeAll(batch);
+  EXPECT_EQ(queue.bytes_in_flight(), 0u);
+}
+
 }  // namespace
 }  // namespace jitdump_agent
