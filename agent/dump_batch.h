@@ -16,7 +16,9 @@ namespace jitdump_agent {
 
 class DumpBatch {
  public:
-  static constexpr size_t kMaxLoads = 256;
+  // A write per 64 loads (~100 KiB of records plus their code) keeps the encoding buffer, which
+  // stays at its largest size, small; writes are few either way (the writer wakes for 256 KiB).
+  static constexpr size_t kMaxLoads = 64;
   static constexpr size_t kMaxBufferBytes = 1 << 20;  // encoded bytes (code excluded)
 
   // What the batch holds, for the stats once it is written.

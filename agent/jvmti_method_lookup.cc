@@ -1,6 +1,8 @@
 // JVMTI glue: a method's names, source file and line table from JVMTI (jvmti_method_lookup.h).
 #include "agent/jvmti_method_lookup.h"
 
+#include <cstdint>
+
 #include <vector>
 
 #include "agent/intrinsic_names.h"
@@ -95,7 +97,11 @@ void JvmtiMethodLookup::Resolve(MethodId id, MethodInfo& info) {
   }
   std::vector<LineNumber> lines;
   lines.reserve(static_cast<size_t>(count));
-  for (jint i = 0; i < count; ++i) lines.push_back({table.get()[i].start_location, table.get()[i].line_number});
+  for (jint i = 0; i < count; ++i) {
+    const jlocation bci = table.get()[i].start_location;
+    if (bci < 0 || bci > INT32_MAX) continue;  // never for a class file's LineNumberTable
+    lines.push_back({static_cast<int32_t>(bci), table.get()[i].line_number});
+  }
   info.source.file = SourcePath(klass_utf8, ModifiedUtf8ToUtf8(source_file.get()));
   info.source.lines = LineTable(std::move(lines));
 }

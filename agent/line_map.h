@@ -18,8 +18,10 @@
 
 namespace jitdump_agent {
 
+// 8 bytes: a method's bytecode is shorter than 64 KiB (JVMS 4.7.3), and the writer keeps a line
+// table per cached method.
 struct LineNumber {
-  int64_t start_bci;
+  int32_t start_bci;
   int32_t line;
 };
 
