@@ -1,9 +1,12 @@
 // Which dump describes a process when: markers, late attach, exits and execs (pid reuse), and
-// dumps named by a container's pid.
+// where its dump is: named by a container's pid, or in a jit-<pid>-N subdirectory (JVMs with one
+// pid sharing a directory).
 #include "jitdump/report/process_map.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include "cpp-tests/temp_dir_test.h"
 #include "jitdump/report/dump_locator.h"
 
 namespace jitdump::report {
@@ -89,6 +92,66 @@ TEST(DumpLocator, ContainerDumpsByHostOrNamespacePid) {
   EXPECT_TRUE(AcceptsDump(marker, 1));     // a plain copy: the header keeps the container pid
   EXPECT_TRUE(AcceptsDump(marker, 4321));  // collect watch rewrites it to the host pid
   EXPECT_FALSE(AcceptsDump(marker, 77));   // /tmp/jit-1.dump on the host is someone else's
+}
+
+TEST(DumpLocator, SamePidSubdirectoryFirst) {
+  // The second JVM with pid 1 in a shared directory wrote jit-1-2/jit-1.dump: in a --dumps
+  // directory, the flat jit-1.dump (header pid 1 too) is most likely the first JVM's.
+  DumpMarker marker{4321, 1, 10, "/jit/jit-1-2/jit-1.dump"};
+  const std::vector<std::string> want = {"/a/jit-1-2/jit-1.dump", "/b/jit-1-2/jit-1.dump", "/a/jit-4321.dump",
+                                         "/a/jit-1.dump",         "/b/jit-4321.dump",      "/b/jit-1.dump",
+                                         "/jit/jit-1-2/jit-1.dump", "/proc/4321/root/jit/jit-1-2/jit-1.dump"};
+  EXPECT_EQ(DumpCandidates(marker, {"/a", "/b"}), want);
+  EXPECT_EQ(SamePidSubdirectory("/jit/jit-1-9/jit-1.dump", 1), "jit-1-9");
+  EXPECT_EQ(SamePidSubdirectory("jit-1-2/jit-1.dump", 1), "jit-1-2");
+  EXPECT_EQ(SamePidSubdirectory("/jit/jit-1.dump", 1), "");
+  EXPECT_EQ(SamePidSubdirectory("/jit/jit-1-1/jit-1.dump", 1), "");   // the agent starts at 2
+  EXPECT_EQ(SamePidSubdirectory("/jit/jit-1-10/jit-1.dump", 1), "");  // and stops at 9
+  EXPECT_EQ(SamePidSubdirectory("/jit/jit-2-2/jit-1.dump", 1), "");   // another pid's directory
+  EXPECT_EQ(SamePidSubdirectory("/jit/xjit-1-2/jit-1.dump", 1), "");
+}
+
+class DumpsInDirectoriesTest : public TempDirTest {
+ protected:
+  void Dir(const std::string& name) { ASSERT_EQ(mkdir((dir_ + "/" + name).c_str(), 0755), 0); }
+};
+
+TEST_F(DumpsInDirectoriesTest, FlatAndSamePidSubdirectories) {
+  Write("jit-1.dump", "");
+  Dir("jit-1-3");
+  Write("jit-1-3/jit-1.dump", "");
+  Dir("jit-1-2");
+  Write("jit-1-2/jit-1.dump", "");
+  Dir("jit-7-2");  // only a subdirectory's dump for pid 7
+  Write("jit-7-2/jit-7.dump", "");
+  Dir("jit-8-2");  // no dump inside, or not a pid's own name: nothing
+  Dir("jit-9-2");
+  Write("jit-9-2/jit-1.dump", "");
+  Dir("jit-5-1");
+  Write("jit-5-1/jit-5.dump", "");
+  Write("jit-6-2", "");  // a file, not a directory
+  const std::vector<FoundDump> found = DumpsInDirectories({dir_});
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].pid, 1u);
+  EXPECT_EQ(found[0].path, dir_ + "/jit-1.dump");
+  EXPECT_EQ(found[0].others, (std::vector<std::string>{dir_ + "/jit-1-2/jit-1.dump", dir_ + "/jit-1-3/jit-1.dump"}));
+  EXPECT_EQ(found[1].pid, 7u);
+  EXPECT_EQ(found[1].path, dir_ + "/jit-7-2/jit-7.dump");
+  EXPECT_TRUE(found[1].others.empty());
+}
+
+TEST_F(DumpsInDirectoriesTest, TheFirstDirectoryWins) {
+  Dir("one");
+  Dir("two");
+  Write("two/jit-1.dump", "");
+  Dir("two/jit-1-2");
+  Write("two/jit-1-2/jit-1.dump", "");
+  Dir("one/jit-1-2");
+  Write("one/jit-1-2/jit-1.dump", "");
+  const std::vector<FoundDump> found = DumpsInDirectories({dir_ + "/one", dir_ + "/two"});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].path, dir_ + "/one/jit-1-2/jit-1.dump");
+  EXPECT_TRUE(found[0].others.empty());
 }
 
 }  // namespace

@@ -1,10 +1,12 @@
 // From samples and dumps to a Profile, and the outputs written from it: inline chains at the
 // sampled pc and at return address - 1, frame kinds, several JVMs, a container's dump found in a
-// --dumps directory, and what the folded stacks, the per-line table and the summary say.
+// --dumps directory (also one of two JVMs with the same pid), and what the folded stacks, the
+// per-line table and the summary say.
 #include "jitdump/report/profile_reader.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -178,6 +180,36 @@ TEST_F(ProfileReaderTest, ContainerDumpFromADumpsDirectory) {
   const Profile p = reader.Take();
   EXPECT_EQ(Chain(p, p.samples[0].locations[0]), std::vector<std::string>{"c.Container.run:0"});
   EXPECT_EQ(p.processes[0].dump_pid, 7000u);
+  EXPECT_TRUE(reader.stats().warnings.empty());
+}
+
+TEST_F(ProfileReaderTest, SamePidDumpFromItsSubdirectory) {
+  // Two containers share a volume, each JVM pid 1: the first wrote DIR/jit-1.dump, the second
+  // found it held and wrote DIR/jit-1-2/jit-1.dump. Both headers say pid 1; each marker's path
+  // says which file is its JVM's.
+  TempDir shared;
+  auto dump = [&](const std::string& name, const char* method) {
+    Builder b;
+    b.Header(1, 40, 1000, 0, 1);
+    b.Load(2000, 0x10000, 0x100, 1, method);
+    return shared.Write(name, b.bytes());
+  };
+  dump("jit-1.dump", "a.First.run()");
+  ASSERT_EQ(mkdir((shared.path() + "/jit-1-2").c_str(), 0755), 0);
+  const std::string second = dump("jit-1-2/jit-1.dump", "b.Second.run()");
+  processes_.OnEvent(Marker(7000, "/nonexistent-container-root/jit/jit-1.dump"));
+  processes_.OnEvent(Marker(7001, "/nonexistent-container-root/jit/jit-1-2/jit-1.dump"));
+  ReadOptions options;
+  options.dump_dirs = {shared.path()};
+  ProfileReader reader(processes_, options);
+  reader.OnSample(S(7000, {F(0x10010, "[unknown]", "/tmp/perf-7000.map")}, false));
+  reader.OnSample(S(7001, {F(0x10010, "[unknown]", "/tmp/perf-7001.map")}, false));
+  const Profile p = reader.Take();
+  ASSERT_EQ(p.samples.size(), 2u);
+  EXPECT_EQ(Chain(p, p.samples[0].locations[0]), std::vector<std::string>{"a.First.run:0"});
+  EXPECT_EQ(Chain(p, p.samples[1].locations[0]), std::vector<std::string>{"b.Second.run:0"});
+  ASSERT_EQ(p.processes.size(), 2u);
+  EXPECT_EQ(p.processes[1].dump, second);
   EXPECT_TRUE(reader.stats().warnings.empty());
 }
 

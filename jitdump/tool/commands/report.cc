@@ -53,9 +53,10 @@ constexpr char kUsage[] =
     "  --pprof FILE       pprof, --html FILE the flame graph, --profile-json FILE the symbolized\n"
     "                     profile itself (functions, locations with inline chains, stacks) as JSON\n"
     "  --annotate         frame-kind suffixes in the folded stacks\n"
-    "  --dumps DIR        also look for jit-<pid>.dump in DIR (repeatable): dumps copied from\n"
-    "                     containers (scripts/collect watch names them by the host pid; a copy\n"
-    "                     named by the container's pid works when that pid is unique)\n"
+    "  --dumps DIR        also look for jit-<pid>.dump in DIR and in DIR/jit-<pid>-N/ (repeatable):\n"
+    "                     dumps copied from containers (scripts/collect watch names them by the\n"
+    "                     host pid; a copy named by the container's pid works when that pid is\n"
+    "                     unique or the recording names its jit-<pid>-N subdirectory)\n"
     "  --stats PATTERN    the agents' stats= files, %p standing for the JVM's pid\n"
     "  --top N            rows of the per-line table (default: all in files, 40 on stdout)\n"
     "  --event NAME       only this event's samples (default: the first event recorded)\n"
@@ -206,6 +207,18 @@ bool WriteStatus(const Status& status, std::string* error) {
   return status.ok();
 }
 
+// Several JVMs with one pid wrote into one directory (jit-<pid>.dump, jit-<pid>-2/...) and no
+// marker in the recording says which is the recorded process's: the first is used, not silently.
+void WarnSamePidDumps(const report::FoundDump& dump) {
+  if (dump.others.empty()) return;
+  std::string others;
+  for (const std::string& path : dump.others) others += (others.empty() ? "" : ", ") + path;
+  std::fprintf(stderr,
+               "jitdump report: warning: pid %" PRIu32 " has %zu dumps in one --dumps directory and the recording "
+               "names none of them: using %s, not %s (to use another, give a directory holding only it with --dumps)\n",
+               dump.pid, dump.others.size() + 1, dump.path.c_str(), others.c_str());
+}
+
 int RunReport(ReportRequest req) {
   if (!req.out_dir.empty()) {
     if (mkdir(req.out_dir.c_str(), 0755) != 0 && errno != EEXIST) {
@@ -258,9 +271,10 @@ int RunReport(ReportRequest req) {
   // Dumps in --dumps directories that no marker names (the agent's marker mapping failed, or
   // the script has no side-band events) describe the pid of their name.
   const bool no_events = processes.commands().empty() && processes.markers().empty();
-  for (auto& [pid, path] : report::DumpsInDirectories(req.dump_dirs)) {
-    if (!processes.HasMarker(pid) && (no_events || processes.commands().count(pid) != 0)) {
-      processes.AddMarker(pid, pid, path);
+  for (report::FoundDump& dump : report::DumpsInDirectories(req.dump_dirs)) {
+    if (!processes.HasMarker(dump.pid) && (no_events || processes.commands().count(dump.pid) != 0)) {
+      WarnSamePidDumps(dump);
+      processes.AddMarker(dump.pid, dump.pid, std::move(dump.path));
     }
   }
 

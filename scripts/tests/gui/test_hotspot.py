@@ -8,6 +8,10 @@ what every view (summary, bottom-up, top-down, flame graph) is built from, so th
 (perfparser_stream.py): the demo's methods must be named, with their share of the samples. The
 window title says the GUI loaded the file; a screenshot is kept for people (work/.../hotspot/
 screen.png), not checked by pixels.
+
+test_hotspot_same_pid: a run whose dump is in jit/jit-PID-2/ (the agent's name when another JVM
+with the same pid holds jit-PID.dump), prepared with hotspot-view --prepare and read by Hotspot's
+parser; then with a second dump of that pid, which hotspot-view must name in a warning.
 """
 from __future__ import annotations
 
@@ -119,3 +123,45 @@ def test_hotspot(build, agent, tool, jdk, work, soft):
         log(f"note: on perf.jit.data Hotspot's parser names {jitted_named} of {jitted} samples in jitted-*.so "
             "(Hotspot 1.3 does not resolve perf inject's ELFs; hotspot-view uses the perf maps)")
         figure("gui.hotspot.injected_elf_named", f"{jitted_named}/{jitted}")
+
+
+def test_hotspot_same_pid(build, agent, tool, jdk, work, soft):
+    parser = hotspot_parser()
+    run_dir = recording(build, agent, tool, jdk, work, soft)
+    dumps = sorted((run_dir / "jit").glob("jit-*.dump"))
+    check(len(dumps) == 1, f"one dump in the demo's run: {dumps}")
+    pid = int(dumps[0].name[len("jit-"):-len(".dump")])
+    moved = run_dir / "jit" / f"jit-{pid}-2" / f"jit-{pid}.dump"
+    moved.parent.mkdir()
+    dumps[0].rename(moved)
+    env = clean_env(JITDUMPAGENT_TOOL=str(tool.path), LC_ALL="C")
+    view = build.scripts / "hotspot-view"
+
+    # Only the subdirectory's dump: its perf map, and Hotspot's parser names the demo's methods.
+    r = run([view, "--prepare", run_dir], check_rc=False, env=env)
+    check(r.returncode == 0 and "warning" not in r.stderr, f"hotspot-view --prepare (exit {r.returncode})",
+          r.stdout + r.stderr)
+    perf_map = run_dir / "hotspot" / f"perf-{pid}.map"
+    check(perf_map.is_file() and perf_map.stat().st_size > 0, f"hotspot-view wrote no {perf_map} from {moved}")
+    stream = parse_directly(parser, run_dir / "perf.data", work / "same-pid.bin", run_dir / "hotspot")
+    anon, named = stream.leaf_path[ANON], stream.named_in[ANON]
+    log(f"dump in jit-{pid}-2/: {stream.samples} samples; leaves in JIT code {anon}, named {named}")
+    soft(anon > 0 and named >= 0.99 * anon, f"Hotspot's parser names >= 99% of the samples in JIT code "
+         f"({named} of {anon})")
+    for method in DEMO_METHODS:
+        share = stream.leaf[method] / max(stream.samples, 1)
+        soft(share >= MIN_SHARE, f"{method}: {100 * share:.1f}% of the samples (want >= {100 * MIN_SHARE:.0f}%)")
+
+    # Two dumps of one pid: one perf map, from the first (jit/jit-PID.dump), and one warning.
+    first = run_dir / "jit" / f"jit-{pid}.dump"
+    first.write_bytes((build.repo / "cpp-tests" / "fixtures" / "node-v20-fib.jitdump").read_bytes())
+    r = run([view, "--prepare", run_dir], check_rc=False, env=env)
+    warnings = [line for line in r.stderr.splitlines() if "warning" in line]
+    log(f"two dumps of pid {pid}: {warnings}")
+    first_real, moved_real = first.resolve(), moved.resolve()  # hotspot-view names the run by its real path
+    soft(r.returncode == 0 and len(warnings) == 1 and str(first_real) in warnings[0] and
+         str(moved_real) in warnings[0] and f"using {first_real}" in warnings[0],
+         f"one warning naming both dumps and the one used ({first_real}): {r.stderr}")
+    want = run([tool.path, "perfmap", first]).stdout
+    soft(perf_map.read_text() == want, f"perf-{pid}.map is written from {first}")
+    soft.verify()

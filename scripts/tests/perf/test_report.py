@@ -1,12 +1,17 @@
 """`jitdump report` on real recordings (perf record, real JVMs): inline frames at the sampled pc
 and at the call instruction of every caller, with and without -g, on JDK 17 and the newer JDKs;
-two JVMs in one recording; a JVM the agent attached to while perf recorded; and the javac
+two JVMs in one recording; a JVM the agent attached to while perf recorded; a JVM whose dump went
+to jit-<pid>-2/ because another JVM with its pid held jit-<pid>.dump; and the javac
 workload, whose source-line share must be what the dumps' line tables give, the same with and
 without -g (perf-java -g once reported 0.00 %)."""
 import bisect
 import collections
+import fcntl
 import json
 import re
+import shlex
+import shutil
+import struct
 import subprocess
 import time
 
@@ -15,7 +20,7 @@ import pytest
 from support.checks import check, figure, log
 
 from .report_consumers import FlameGraphPage, pprof_top, pprof_traces
-from .report_runs import CALLEE, INLINING, OTHER, folded, marked_lines, model, report, two_callers
+from .report_runs import C, CALLEE, INLINING, OTHER, Model, folded, marked_lines, model, report, two_callers
 from .runs import fresh, run
 
 
@@ -197,6 +202,91 @@ def test_report_late_attach(ctx, cleanup):
     inlined = m.count(lambda stack: [(name, kind) for name, kind, _ in stack[0]] ==
                       [(CALLEE, "inlined"), (INLINING, "compiled")])
     ctx.check(inlined >= 0.1 * m.total, f"{inlined} samples in callee inlined into inliningCaller")
+    ctx.check.verify()
+
+
+def test_report_same_pid(ctx, cleanup):
+    """Two JVMs with one pid writing into one directory (two containers sharing a volume, each JVM
+    pid 1): the recorded JVM finds jit-<pid>.dump held by the other and writes
+    jit-<pid>-2/jit-<pid>.dump. `jitdump report --dumps DIR` must take the dump the JVM's marker
+    names, not the other's jit-<pid>.dump, whose header pid matches too. Without the markers (a
+    --script without them) the dump is found by name in the subdirectory, and where both are
+    candidates one warning names them and the one used."""
+    classes, jvm_opts = two_callers(ctx)
+    run_dir = fresh(ctx.work / "same-pid")
+    jit = run_dir / "jit"
+    jit.mkdir(parents=True)
+    pid_file, go, data = run_dir / "pid", run_dir / "go", run_dir / "perf.data"
+    java = shlex.join(str(a) for a in [ctx.jdk.java, f"-agentpath:{ctx.agent}=dir={jit}", *jvm_opts, "-cp", classes,
+                                       "report.TwoCallers", "4"])
+    # The shell writes its pid (java keeps it through exec) and waits until the other dump is held.
+    shell = f"echo $$ > {shlex.quote(str(pid_file))}; while [ ! -e {shlex.quote(str(go))} ]; do sleep 0.01; done; " \
+            f"exec {java}"
+    record = subprocess.Popen(["perf", "--buildid-dir", ctx.bid, "record", "-q", "-k", "1", "-e", "cpu-clock", "-F",
+                               "999", "-o", data, "--", "sh", "-c", shell],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ctx.env, text=True)
+    cleanup.kill(record)
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    pid = int(pid_file.read_text())
+    # The other JVM's dump: a real dump (node's, committed) with this pid in its header, held as
+    # the agent holds its own.
+    held = jit / f"jit-{pid}.dump"
+    other = bytearray((ctx.build.repo / "cpp-tests" / "fixtures" / "node-v20-fib.jitdump").read_bytes())
+    struct.pack_into("<I", other, 20, pid)
+    with open(held, "wb") as holder:
+        holder.write(other)
+        holder.flush()
+        fcntl.flock(holder, fcntl.LOCK_SH)
+        go.touch()
+        out, _ = record.communicate(timeout=300)
+    check(record.returncode == 0, f"perf record of the JVM: exit {record.returncode}", out[-3000:])
+    moved = jit / f"jit-{pid}-2" / f"jit-{pid}.dump"
+    check(moved.is_file(), f"the JVM wrote no {moved}", out[-3000:])
+
+    def named(m: Model) -> int:
+        return m.count(lambda stack: any(name.startswith(C) for chain in stack for name, _, _ in chain))
+
+    def jvm_dump(m: Model) -> str:
+        """The dump(s) of the pid's process images (the shell before its exec has none)."""
+        return ", ".join(sorted({p["dump"] for p in m.processes if p["pid"] == pid and p["dump"]}))
+
+    # With the markers: the one in jit-<pid>-2/ decides.
+    m = model(ctx, data, run_dir / "profile.json", "--dumps", jit)
+    log(f"pid {pid}, marker: dump {jvm_dump(m)}, {named(m)} of {m.total} samples name TwoCallers")
+    ctx.check(jvm_dump(m) == str(moved), f"--dumps {jit}: the JVM's dump is {moved}, its marker's "
+              f"(got {jvm_dump(m)!r})")
+    ctx.check(named(m) >= 0.5 * m.total, f"{named(m)} of {m.total} samples name TwoCallers methods")
+
+    # Without them: the samples only, as a --script without side-band events (a dump found by
+    # name then describes its pid all along; with task events, the shell's exec would end that).
+    script = ctx.perf("script", "-i", data, "--show-mmap-events", "--show-task-events", "-F",
+                      "comm,pid,tid,time,period,event,ip,sym,dso", "--ns", "--no-inline").stdout.splitlines(True)
+    check(any("PERF_RECORD_MMAP" in line and f"/jit-{pid}.dump" in line for line in script),
+          "the recording has no marker mmap of the dump")
+    (run_dir / "no-markers.txt").write_text("".join(line for line in script if "PERF_RECORD_" not in line))
+
+    def by_name(dumps_dir, name):
+        p = run([ctx.tool.path, "report", "--script", run_dir / "no-markers.txt", "-q", "--profile-json",
+                 run_dir / name, "--dumps", dumps_dir], env=ctx.env)
+        return Model(run_dir / name), [line for line in p.stderr.splitlines() if "warning" in line]
+
+    only = run_dir / "only-second"
+    (only / moved.parent.name).mkdir(parents=True)
+    shutil.copyfile(moved, only / moved.parent.name / moved.name)
+    m, warnings = by_name(only, "only-second.json")
+    log(f"no markers, --dumps {only}: dump {jvm_dump(m)}, {named(m)} of {m.total} samples name TwoCallers")
+    ctx.check(jvm_dump(m) == str(only / moved.parent.name / moved.name),
+              f"no markers: the dump in {only}'s jit-{pid}-2/ is found by name (got {jvm_dump(m)!r})")
+    ctx.check(named(m) >= 0.5 * m.total and not warnings, f"no markers: {named(m)} of {m.total} samples name "
+              f"TwoCallers methods, no warning ({warnings})")
+    m, warnings = by_name(jit, "both.json")
+    log(f"no markers, --dumps {jit}: dump {jvm_dump(m)}; {warnings}")
+    ctx.check(len(warnings) == 1 and str(held) in warnings[0] and str(moved) in warnings[0] and
+              f"using {held}" in warnings[0], f"no markers, both dumps: one warning naming both and the one used "
+              f"({held}): {warnings}")
+    ctx.check(jvm_dump(m) == str(held), f"no markers, both dumps: the warning's choice is used ({jvm_dump(m)})")
     ctx.check.verify()
 
 
