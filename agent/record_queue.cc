@@ -71,18 +71,20 @@ bool RecordQueue::Reserve(size_t bytes, bool may_wait) {
 
 CodeEvent* RecordQueue::Allocate(size_t tail_size) {
   const size_t total = sizeof(CodeEvent) + tail_size;
-  if (total < tail_size || !Reserve(total, /*may_wait=*/true)) {
-    CountBudgetLoss(total < tail_size ? SIZE_MAX : total);
+  // The budget holds what the event's block takes (its size class's size).
+  const size_t block = total < tail_size ? SIZE_MAX : EventBlocks::BlockSize(total);
+  if (total < tail_size || !Reserve(block, /*may_wait=*/true)) {
+    CountBudgetLoss(block);
     return nullptr;
   }
-  void* memory = std::malloc(total);
+  void* memory = blocks_.Take(total);
   if (memory == nullptr) {
-    bytes_.fetch_sub(total, std::memory_order_relaxed);
+    bytes_.fetch_sub(block, std::memory_order_relaxed);
     stats_.lost_allocation.Add();
     return nullptr;
   }
   CodeEvent* event = new (memory) CodeEvent();
-  event->accounted = total;
+  event->accounted = block;
   return event;
 }
 
@@ -160,18 +162,20 @@ CodeEvent* RecordQueue::Pop() {
 
 void RecordQueue::Free(CodeEvent* event) {
   if (event == nullptr) return;
-  bytes_.fetch_sub(event->accounted, std::memory_order_relaxed);
+  const size_t block = event->accounted;
+  bytes_.fetch_sub(block, std::memory_order_relaxed);
   event->~CodeEvent();
-  std::free(event);
+  blocks_.Give(event, block);
 }
 
 void RecordQueue::FreeAll(std::span<CodeEvent* const> events) {
   uint64_t accounted = 0;
   for (CodeEvent* event : events) {
     if (event == nullptr) continue;
-    accounted += event->accounted;
+    const size_t block = event->accounted;
+    accounted += block;
     event->~CodeEvent();
-    std::free(event);
+    blocks_.Give(event, block);
   }
   if (accounted != 0) bytes_.fetch_sub(accounted, std::memory_order_relaxed);
 }

@@ -1,7 +1,7 @@
 // Code events on their way from JVM threads to the writer thread, within a byte budget.
 //
-// Each event (code_event.h) is one malloc'ed block whose bytes a producer reserves against the
-// budget (budget=) before filling it; it then pushes one pointer through a Boost.Lockfree queue.
+// Each event (code_event.h) is one block (recycled: event_blocks.h) whose bytes a producer
+// reserves against the budget (budget=) before filling it; it then pushes one pointer through a Boost.Lockfree queue.
 // The queue's node pool starts small and grows on demand up to a bound, so a push allocates at
 // most a node and never locks or waits (overflow=wait aside). The writer pops, writes and
 // frees. What does not fit is counted as lost by cause, never silently dropped.
@@ -15,6 +15,7 @@
 #include <span>
 
 #include "agent/code_event.h"
+#include "agent/event_blocks.h"
 #include "agent/options.h"
 #include "agent/stats.h"
 
@@ -76,6 +77,7 @@ class RecordQueue {
   std::atomic<uint64_t> bytes_{0};
   std::atomic<uint64_t> records_{0};
   std::atomic<bool> wake_armed_{true};
+  EventBlocks blocks_;
   boost::lockfree::queue<CodeEvent*, boost::lockfree::fixed_sized<false>> queue_;
 };
 

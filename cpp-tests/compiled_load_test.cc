@@ -246,7 +246,7 @@ TEST_F(CompiledLoadTest, DeferredLoadWithCodeOffCarriesNoCodeBytes) {
   blob.replayed = true;
   CodeEvent* deferred = NewDeferredLoad(queue, blob, caller_.mid(), {}, {}, 0);
   ASSERT_NE(deferred, nullptr);
-  EXPECT_EQ(deferred->accounted, sizeof(CodeEvent));  // a header, no scopes, no code
+  EXPECT_EQ(deferred->accounted, EventBlocks::BlockSize(sizeof(CodeEvent)));  // a header's block
   EXPECT_EQ(deferred->code, nullptr);
   EXPECT_EQ(deferred->code_size, sizeof code_);
   EXPECT_EQ(deferred->method, caller_.mid());

@@ -123,5 +123,34 @@ TEST(RecordQueueTest, FreeingABatchReturnsItsWholeBudget) {
   EXPECT_EQ(queue.bytes_in_flight(), 0u);
 }
 
+// Event blocks come in power-of-two classes and are recycled: a freed block is the next one
+// of its class handed out, within the pool's bound; larger events come from malloc.
+TEST(RecordQueueTest, EventBlocksAreRecycledWithinTheirBound) {
+  EXPECT_EQ(EventBlocks::BlockSize(1), 512u);
+  EXPECT_EQ(EventBlocks::BlockSize(512), 512u);
+  EXPECT_EQ(EventBlocks::BlockSize(513), 1024u);
+  EXPECT_EQ(EventBlocks::BlockSize(65536), 65536u);
+  EXPECT_EQ(EventBlocks::BlockSize(65537), 65537u);
+
+  EventBlocks blocks;
+  void* first = blocks.Take(3000);
+  ASSERT_NE(first, nullptr);
+  blocks.Give(first, 3000);
+  EXPECT_EQ(blocks.pooled_bytes(), 4096u);
+  EXPECT_EQ(blocks.Take(2100), first) << "a freed block is reused by its class";
+  EXPECT_EQ(blocks.pooled_bytes(), 0u);
+  blocks.Give(first, 2100);
+
+  void* large = blocks.Take(100000);
+  ASSERT_NE(large, nullptr);
+  blocks.Give(large, 100000);
+  EXPECT_EQ(blocks.pooled_bytes(), 4096u) << "blocks beyond the largest class go back to malloc";
+
+  std::vector<void*> many;
+  for (uint64_t taken = 0; taken < 2 * EventBlocks::kMaxPooledBytes; taken += 65536) many.push_back(blocks.Take(65536));
+  for (void* block : many) blocks.Give(block, 65536);
+  EXPECT_LE(blocks.pooled_bytes(), EventBlocks::kMaxPooledBytes);
+}
+
 }  // namespace
 }  // namespace jitdump_agent
