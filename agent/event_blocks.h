@@ -21,7 +21,7 @@ class EventBlocks {
  public:
   static constexpr int kMinShift = 9;   // 512 bytes: the smallest class (an unload's event)
   static constexpr int kMaxShift = 16;  // 64 KiB: the largest; javac's loads are ~2-8 KiB
-  static constexpr uint64_t kMaxPooledBytes = 4 << 20;
+  static constexpr uint64_t kMaxPooledBytes = 1 << 20;  // about what the writer drains at a time
 
   EventBlocks();
   ~EventBlocks();  // frees the pooled blocks

@@ -25,10 +25,15 @@ def test_perfmap_unload(jvm, tool, work):
     loaded = wait_line(p, "loaded", timeout=120)
     pid = p.pid
     map_path = out / f"perf-{pid}.map"
-    # Streaming: a reader in the middle of the run sees the new code.
-    time.sleep(0.3)
-    live = read_map(map_path)
-    workers_live = sum(1 for e in live if e[2].startswith("Unload$Worker.applyAsInt"))
+    # Streaming: a reader in the middle of the run sees the new code, within the writer's poll
+    # (flush_ms, 100 ms; up to 8 x that after polls that found nothing).
+    deadline = time.monotonic() + 5
+    while True:
+        live = read_map(map_path)
+        workers_live = sum(1 for e in live if e[2].startswith("Unload$Worker.applyAsInt"))
+        if workers_live >= 100 or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     log(f"{loaded}; mid-run map: {len(live)} lines, {workers_live} Worker entries")
     check(workers_live >= 100, f"the mid-run map shows only {workers_live} Worker entries")
     go.touch()
