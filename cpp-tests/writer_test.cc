@@ -34,6 +34,16 @@ class WriterTest : public ::testing::Test {
   }
   void TearDown() override { (void)!system(("rm -rf " + dir_).c_str()); }
 
+  // The writer and what it works with, built from the options as the agent builds them. Tests
+  // take the members apart: auto& [stats, queue, hand_off, writer] = pipeline.
+  struct Pipeline {
+    explicit Pipeline(const Options& options) : queue(options, stats), writer(options, stats, queue, hand_off) {}
+    Stats stats;
+    RecordQueue queue;
+    HandOff hand_off;
+    Writer writer;
+  };
+
   // A load as the callbacks queue it once named (a resolved compiled method or a stub).
   static CodeEvent* NamedLoad(RecordQueue& queue, uint64_t ts, uint64_t addr, uint64_t size, const std::string& name,
                               std::span<const jitdump::DebugEntry> lines = {}, bool replayed = false,
@@ -67,10 +77,8 @@ class WriterTest : public ::testing::Test {
 };
 
 TEST_F(WriterTest, WritesIndexesInFileOrderAndDebugInfoBeforeItsLoad) {
-  Stats stats;
-  RecordQueue queue(options_, stats);
-  HandOff hand_off;
-  Writer writer(options_, stats, queue, hand_off);
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
   ASSERT_TRUE(writer.Open(4242, 1000));
   writer.Start();
   const jitdump::DebugEntry rows[] = {{0x1000, 10, 0, "p/A.java"}, {0x1010, 11, 0, "p/A.java"}};
@@ -102,10 +110,8 @@ TEST_F(WriterTest, WritesIndexesInFileOrderAndDebugInfoBeforeItsLoad) {
 }
 
 TEST_F(WriterTest, BackdatesToJustAfterTheLastTouchOfTheRangeAndNoFurther) {
-  Stats stats;
-  RecordQueue queue(options_, stats);
-  HandOff hand_off;
-  Writer writer(options_, stats, queue, hand_off);
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
   PushLoad(queue, 5000, 0x1000, 0x100, "first");   // fresh range: back to the start time
@@ -123,10 +129,8 @@ TEST_F(WriterTest, BackdatesToJustAfterTheLastTouchOfTheRangeAndNoFurther) {
 
 TEST_F(WriterTest, BackdateOffKeepsCallbackTimestamps) {
   options_.backdate = false;
-  Stats stats;
-  RecordQueue queue(options_, stats);
-  HandOff hand_off;
-  Writer writer(options_, stats, queue, hand_off);
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
   PushLoad(queue, 5000, 0x1000, 0x100, "first");
@@ -137,10 +141,8 @@ TEST_F(WriterTest, BackdateOffKeepsCallbackTimestamps) {
 }
 
 TEST_F(WriterTest, ReplayDuplicatesAreSkippedButReusedAddressesAreNot) {
-  Stats stats;
-  RecordQueue queue(options_, stats);
-  HandOff hand_off;
-  Writer writer(options_, stats, queue, hand_off);
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
   PushLoad(queue, 2000, 0x1000, 0x100, "A.f()");
@@ -155,10 +157,8 @@ TEST_F(WriterTest, ReplayDuplicatesAreSkippedButReusedAddressesAreNot) {
 // Replayed stubs fill gaps only: a container or a renamed copy of a known blob is dropped, a
 // blob HotSpot never posted live is kept.
 TEST_F(WriterTest, ReplayedStubsAreWrittenOnlyWhereNothingIsKnown) {
-  Stats stats;
-  RecordQueue queue(options_, stats);
-  HandOff hand_off;
-  Writer writer(options_, stats, queue, hand_off);
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
   PushLoad(queue, 2000, 0x1000, 0x100, "I2C/C2I adapters(0xabc)");
@@ -182,10 +182,8 @@ TEST_F(WriterTest, ReplayedStubsAreWrittenOnlyWhereNothingIsKnown) {
 
 TEST_F(WriterTest, PerfMapHoldsOnlyLiveCodeAtExit) {
   options_.perfmap = true;
-  Stats stats;
-  RecordQueue queue(options_, stats);
-  HandOff hand_off;
-  Writer writer(options_, stats, queue, hand_off);
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
   ASSERT_TRUE(writer.Open(77, 1000));
   writer.Start();
   PushLoad(queue, 2000, 0x1000, 0x100, "dead.Method()");
@@ -226,10 +224,8 @@ TEST_F(WriterTest, OverflowWaitWakesTheWriterAndLosesNothing) {
   options_.overflow = Overflow::kWait;
   options_.wait_ms = 2000;
   options_.flush_ms = 1000;
-  Stats stats;
-  RecordQueue queue(options_, stats);
-  HandOff hand_off;
-  Writer writer(options_, stats, queue, hand_off);
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
   for (int i = 0; i < 200; ++i) {
@@ -243,10 +239,8 @@ TEST_F(WriterTest, OverflowWaitWakesTheWriterAndLosesNothing) {
 
 TEST_F(WriterTest, UnwritableDirectoryFailsOpenWithoutCrashing) {
   options_.dir = "/proc/definitely/not/writable";
-  Stats stats;
-  RecordQueue queue(options_, stats);
-  HandOff hand_off;
-  Writer writer(options_, stats, queue, hand_off);
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
   EXPECT_FALSE(writer.Open(1, 1000));
 }
 
@@ -281,10 +275,8 @@ TEST_F(WriterTest, ASecondWriterWithTheSamePidMovesAsideInsteadOfRemovingTheFirs
 // Issue #13 item 9: a writer that opened its files but could not start its thread removes them.
 TEST_F(WriterTest, AbandonRemovesWhatOpenCreated) {
   options_.perfmap = true;
-  Stats stats;
-  RecordQueue queue(options_, stats);
-  HandOff hand_off;
-  Writer writer(options_, stats, queue, hand_off);
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
   ASSERT_TRUE(writer.Open(3, 1000));
   struct stat st {};
   ASSERT_EQ(::stat(writer.dump_path().c_str(), &st), 0);
@@ -294,10 +286,8 @@ TEST_F(WriterTest, AbandonRemovesWhatOpenCreated) {
 }
 
 TEST_F(WriterTest, ConcurrentProducersLoseNothing) {
-  Stats stats;
-  RecordQueue queue(options_, stats);
-  HandOff hand_off;
-  Writer writer(options_, stats, queue, hand_off);
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
   std::vector<std::thread> producers;
@@ -374,10 +364,8 @@ void PushDeferred(RecordQueue& queue, uint64_t ts, uint64_t addr, size_t frames)
 }
 
 TEST_F(WriterTest, DeferredLoadsAreResolvedOnTheAttachedWriterThreadBeforeItDetaches) {
-  Stats stats;
-  RecordQueue queue(options_, stats);
-  HandOff hand_off;
-  Writer writer(options_, stats, queue, hand_off);
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
   FakeResolver resolver;
   hand_off.SetResolver(&resolver);
   ASSERT_TRUE(writer.Open(1, 1000));
@@ -411,10 +399,8 @@ TEST_F(WriterTest, DeferredLoadsAreResolvedOnTheAttachedWriterThreadBeforeItDeta
 }
 
 TEST_F(WriterTest, DeferredLoadsWithoutAResolverAreCountedLost) {
-  Stats stats;
-  RecordQueue queue(options_, stats);
-  HandOff hand_off;
-  Writer writer(options_, stats, queue, hand_off);
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
   hand_off.BeginDeferring();  // nothing to attach: a no-op
@@ -430,10 +416,8 @@ TEST_F(WriterTest, DeferredLoadsWithoutAResolverAreCountedLost) {
 // budget ever holds for it, so resolving can never take the bytes in flight past budget=.
 TEST_F(WriterTest, ResolvingADeferredLoadTakesNoBudget) {
   options_.budget_bytes = 64 << 10;
-  Stats stats;
-  RecordQueue queue(options_, stats);
-  HandOff hand_off;
-  Writer writer(options_, stats, queue, hand_off);
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
   FakeResolver resolver;
   hand_off.SetResolver(&resolver);
   ASSERT_TRUE(writer.Open(1, 1000));
@@ -454,10 +438,8 @@ TEST_F(WriterTest, ResolvingADeferredLoadTakesNoBudget) {
 // Records that reach a writer whose dump is not open (never created, or already closed) are
 // lost for want of output, and counted so.
 TEST_F(WriterTest, RecordsWithoutADumpAreCountedAsNoOutput) {
-  Stats stats;
-  RecordQueue queue(options_, stats);
-  HandOff hand_off;
-  Writer writer(options_, stats, queue, hand_off);
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
   PushLoad(queue, 5000, 0x1000, 0x20, "nowhere");
   EXPECT_EQ(writer.ProcessAvailable(), 1u);
   EXPECT_EQ(stats.lost_no_output.Get(), 1u);
