@@ -146,7 +146,7 @@ constexpr OptionSpec kOptions[] = {
        return valid;
      }},
     {"flush_ms", "N", "100",
-     "writer poll interval, in milliseconds (1 to 1000): the longest a record waits to be written, unless 256 KiB "
+     "writer poll interval, in milliseconds (1 to 1000): how long a record may wait to be written, unless 256 KiB "
      "pending wake the writer sooner; it doubles after each poll that found nothing, up to 8 times",
      "milliseconds from 1 to 1000",
      [](const OptionValue& v, Options& o) { return SetNumber(v, 1, 1000, o.flush_ms); }},
