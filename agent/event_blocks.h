@@ -4,10 +4,11 @@
 // about a poll later. Through malloc and free, each freed block lands in glibc's unsorted bin,
 // and the writer's next malloc sorts them into bins: on javac that was a third of the writer's
 // samples (scripts/bench/RESULTS.md, sixth session). Here a block of a power-of-two size class
-// goes back on that class's lock-free free list, and the next event of the class takes it. Bounded: at most
-// kMaxPooledBytes wait on the lists; beyond that, and for events larger than the largest class,
-// blocks come from malloc and go back to free as before. Taking or giving a pooled block never
-// locks or waits (a Boost.Lockfree stack; giving may allocate a list node on the writer).
+// goes back on that class's lock-free free list, and the next event of the class takes it.
+// Bounded: at most kMaxPooledBytes wait on the lists; beyond that, and for events larger than
+// the largest class, blocks come from malloc and go back to free as before. Taking or giving a
+// pooled block never locks or waits (a Boost.Lockfree stack; giving may allocate a list node,
+// on the writer).
 #pragma once
 
 #include <boost/lockfree/stack.hpp>
