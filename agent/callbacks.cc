@@ -60,8 +60,8 @@ void QueueCompiledLoad(AgentState& s, bool defer, uint64_t timestamp, jmethodID 
   if (defer) {
     const ClassPin pin = PinDeclaringClass(s.vm, s.jvmti, method);
     // The chains go straight from compile_info into the event.
-    CodeEvent* event = NewDeferredLoad(s.queue, blob, IdOf(method),
-                                       scopes ? CountScopes(compile_info) : ScopeCounts{}, FillScopes, compile_info, pin);
+    const ScopeCounts counts = scopes ? CountScopes(compile_info) : ScopeCounts{};
+    CodeEvent* event = NewDeferredLoad(s.queue, blob, IdOf(method), counts, FillScopes, compile_info, pin);
     if (event != nullptr && s.queue.Push(event)) {  // a failed push frees the event
       s.stats.deferred_loads.Add();
     } else {

@@ -20,7 +20,9 @@ LoadNames LoadNamer::Name(MethodCache& cache, const CompiledMethod& load) {
     Memo memo[16];
     for (const ScopeFrame& frame : load.frames) {
       Memo& slot = memo[(frame.method >> 3) & 15];
-      if (slot.source == nullptr || slot.method != frame.method) slot = {frame.method, &cache.Get(frame.method)->source};
+      if (slot.source == nullptr || slot.method != frame.method) {
+        slot = {frame.method, &cache.Get(frame.method)->source};
+      }
       frames_.push_back({slot.source, frame.bci});
     }
     for (const ScopePc& pc : load.pcs) {

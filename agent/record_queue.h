@@ -1,10 +1,10 @@
 // Code events on their way from JVM threads to the writer thread, within a byte budget.
 //
 // Each event (code_event.h) is one block (recycled: event_blocks.h) whose bytes a producer
-// reserves against the budget (budget=) before filling it; it then pushes one pointer through a Boost.Lockfree queue.
-// The queue's node pool starts small and grows on demand up to a bound, so a push allocates at
-// most a node and never locks or waits (overflow=wait aside). The writer pops, writes and
-// frees. What does not fit is counted as lost by cause, never silently dropped.
+// reserves against the budget (budget=) before filling it; it then pushes one pointer through a
+// Boost.Lockfree queue. The queue's node pool starts small and grows on demand up to a bound, so
+// a push allocates at most a node and never locks or waits (overflow=wait aside). The writer
+// pops, writes and frees. What does not fit is counted as lost by cause, never silently dropped.
 #pragma once
 
 #include <boost/lockfree/queue.hpp>
