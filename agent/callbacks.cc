@@ -209,6 +209,10 @@ void HandleVMDeath(AgentState& s) {
     // for the lookups under way (a load the ServiceThread is naming), and keep the writer from
     // calling into the JVM from now on.
     (void)s.hand_off.CloseJvm(1000);
+    // Loads HotSpot still posts once the phase is DEAD are mostly recompilations of methods the
+    // writer has named before: its cache goes to the callbacks', whose lookups JVMTI refuses then.
+    // (If the writer missed the 2 s above it may still be resolving: both caches are locked.)
+    if (LoadResolver* resolver = s.hand_off.resolver()) resolver->HandNamesTo(s.naming->cache);
     // The files are closed in Agent_OnUnload, which HotSpot calls right after VMDeath on this
     // thread on every exit path that posts VMDeath. Closing here would refuse the loads the
     // ServiceThread still delivers while this callback runs (observed: dozens) and any event it

@@ -42,11 +42,13 @@ bool IsExpectedAbsence(jvmtiError error) {
 
 }  // namespace
 
-bool JvmtiMethodLookup::EndLocation(MethodId method, int64_t* end_location) {
+EndLocationAnswer JvmtiMethodLookup::EndLocation(MethodId method, int64_t* end_location) {
   jlocation start = 0, end = 0;
-  if (jvmti_->GetMethodLocation(JMethodOf(method), &start, &end) != JVMTI_ERROR_NONE) return false;
+  const jvmtiError error = jvmti_->GetMethodLocation(JMethodOf(method), &start, &end);
+  if (error == JVMTI_ERROR_WRONG_PHASE) return EndLocationAnswer::kJvmDead;
+  if (error != JVMTI_ERROR_NONE) return EndLocationAnswer::kGone;
   *end_location = end;
-  return true;
+  return EndLocationAnswer::kFound;
 }
 
 void JvmtiMethodLookup::Resolve(MethodId id, MethodInfo& info) {
@@ -58,11 +60,12 @@ void JvmtiMethodLookup::Resolve(MethodId id, MethodInfo& info) {
   JvmtiPtr<char> class_signature(jvmti_);
   if (error == JVMTI_ERROR_NONE) error = jvmti_->GetClassSignature(klass, class_signature.out(), nullptr);
   if (error != JVMTI_ERROR_NONE) {
-    stats_.lookup_errors.Add();
+    // WRONG_PHASE is expected once VM death has passed, and counted as that (unnamed_loads).
+    info.refused_dying = error == JVMTI_ERROR_WRONG_PHASE;
+    if (!info.refused_dying) stats_.lookup_errors.Add();
     if (g_lookup_warning.First()) Log(LogLevel::kInfo, "method lookup failed with JVMTI error %d", error);
     info.name = kUnknownJavaMethod;
     info.source.function = info.name;
-    info.refused_dying = error == JVMTI_ERROR_WRONG_PHASE;
     return;
   }
   info.resolved = true;
@@ -79,7 +82,7 @@ void JvmtiMethodLookup::Resolve(MethodId id, MethodInfo& info) {
   info.name = FormatMethodName(style_, klass_utf8, name_utf8, signature_utf8);
   info.perf_map_spelling = PerfMapMethodName(style_, klass_utf8, name_utf8, signature_utf8);
   info.source.function = FormatMethodName(NameStyle::kSimple, klass_utf8, name_utf8, signature_utf8);
-  if (!EndLocation(id, &info.end_location)) info.end_location = -1;
+  if (EndLocation(id, &info.end_location) != EndLocationAnswer::kFound) info.end_location = -1;
   if (!want_lines_) return;
 
   JvmtiPtr<char> source_file(jvmti_);

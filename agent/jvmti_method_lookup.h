@@ -19,7 +19,7 @@ class JvmtiMethodLookup final : public MethodLookup {
       : jvmti_(jvmti), style_(style), want_lines_(want_lines), stats_(stats) {}
 
   void Resolve(MethodId method, MethodInfo& info) override;
-  bool EndLocation(MethodId method, int64_t* end_location) override;
+  EndLocationAnswer EndLocation(MethodId method, int64_t* end_location) override;
 
  private:
   jvmtiEnv* const jvmti_;

@@ -8,6 +8,8 @@
 
 namespace jitdump_agent {
 
+class MethodCache;
+
 class LoadResolver {
  public:
   // On the writer thread. false: the writer cannot resolve, loads stay resolved in callbacks.
@@ -20,6 +22,9 @@ class LoadResolver {
   virtual bool Resolve(const CodeEvent& load, LoadNames* names) = 0;
   // On the writer thread: code of `method` was unloaded, drop what is cached about it.
   virtual void Forget(MethodId method) = 0;
+  // Any thread, once the writer resolves no more (VM death): moves the names it resolved into
+  // `cache`, so loads posted later are named without asking JVMTI.
+  virtual void HandNamesTo(MethodCache& /*cache*/) {}
 
  protected:
   ~LoadResolver() = default;

@@ -1,6 +1,8 @@
 // The per-method cache of names and lines, its bound and its validation rounds (method_cache.h).
 #include "agent/method_cache.h"
 
+#include <iterator>
+
 namespace jitdump_agent {
 
 MethodCache::MethodCache(MethodLookup& lookup, size_t capacity, Stats& stats)
@@ -38,6 +40,24 @@ void MethodCache::Trim(size_t count) {
   }
 }
 
+void MethodCache::TakeEntriesOf(MethodCache& other) {
+  if (&other == this) return;
+  std::scoped_lock lock(mutex_, other.mutex_);
+  const size_t room = capacity_ - capacity_ / 8;  // BeginCallback starts trimming above this
+  for (auto it = other.entries_.begin(); it != other.entries_.end() && entries_.size() < room;) {
+    auto next = std::next(it);
+    if (it->second.resolved && !entries_.contains(it->first)) {
+      auto node = other.entries_.extract(it);
+      node.mapped().validated_in = 0;  // another cache's round: no round of this one is 0
+      entries_.insert(std::move(node));
+      stats_.method_entries_handed_over.Add();
+    }
+    it = next;
+  }
+  other.ForgetRecent();
+  ForgetRecent();
+}
+
 void MethodCache::Evict(MethodId method) {
   entries_.erase(method);
   ForgetRecent();
@@ -54,7 +74,11 @@ const MethodInfo* MethodCache::Get(MethodId method) {
     if (!cached.resolved || cached.validated_in == callback_) return Remember(method, &cached);
     int64_t end = 0;
     stats_.method_validations.Add();
-    if (lookup_.EndLocation(method, &end) && end == cached.end_location) {
+    const EndLocationAnswer answer = lookup_.EndLocation(method, &end);
+    if ((answer == EndLocationAnswer::kFound && end == cached.end_location) ||
+        answer == EndLocationAnswer::kJvmDead) {
+      // A dead JVM redefines nothing, and would name nothing anew: the entry stands.
+      if (answer == EndLocationAnswer::kJvmDead) stats_.method_hits_after_vm_death.Add();
       cached.validated_in = callback_;
       return Remember(method, &cached);
     }

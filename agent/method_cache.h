@@ -9,7 +9,8 @@
 // entry when its method's code is unloaded (the callbacks' cache in the unload callback, the
 // writer's when the writer meets the unload in the queue); a hit is re-validated once per
 // callback against the method's current bytecode end (a redefinition that changes the bytecode
-// length re-resolves the method); and past 7/8 of its bound the cache sheds entries a few per
+// length re-resolves the method; once VM death has passed JVMTI refuses that check, and nothing
+// can be redefined any more, so the entry stands); and past 7/8 of its bound the cache sheds entries a few per
 // callback (emptied at once only if it still fills), so memory and per-lookup cost stay flat
 // however many classes come and go.
 #pragma once
@@ -47,14 +48,21 @@ struct MethodInfo {
   std::string_view perf_map_name() const { return perf_map_spelling.empty() ? name : perf_map_spelling; }
 };
 
+// What a MethodLookup says of a method's current last bytecode index.
+enum class EndLocationAnswer {
+  kFound,    // written to *end_location
+  kGone,     // the id no longer answers (its class was unloaded)
+  kJvmDead,  // the JVM refuses every lookup: VM death has passed
+};
+
 // Where a MethodCache gets what it caches.
 class MethodLookup {
  public:
   // Fills a fresh `info` (everything but validated_in), counting unexpected failures as
   // lookup_errors; a method that cannot be looked up gets resolved = false and a placeholder name.
   virtual void Resolve(MethodId method, MethodInfo& info) = 0;
-  // The method's current last bytecode index; false when its id no longer answers.
-  virtual bool EndLocation(MethodId method, int64_t* end_location) = 0;
+  // The method's current last bytecode index.
+  virtual EndLocationAnswer EndLocation(MethodId method, int64_t* end_location) = 0;
 
  protected:
   ~MethodLookup() = default;
@@ -72,6 +80,10 @@ class MethodCache {
   void BeginCallback();
   const MethodInfo* Get(MethodId method);
   void Evict(MethodId method);
+  // Moves the resolved entries of `other` that this cache lacks into it (no copy: the map nodes
+  // change hands), as many as fit below the trim threshold. Takes both locks; call with neither
+  // held. For the writer's cache, handed to the callbacks once the writer resolves no more.
+  void TakeEntriesOf(MethodCache& other);
   size_t size() const { return entries_.size(); }
   static constexpr size_t kTrimPerCallback = 8;  // entries shed per callback near the bound
 

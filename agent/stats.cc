@@ -157,6 +157,8 @@ std::string Stats::ToJson(const std::string& dump_path, const std::string& perfm
   AppendField(out, "lookups", method_lookups.Get());
   AppendField(out, "validations", method_validations.Get());
   AppendField(out, "clears", method_cache_clears.Get());
+  AppendField(out, "handed_over_at_vm_death", method_entries_handed_over.Get());
+  AppendField(out, "hits_after_vm_death", method_hits_after_vm_death.Get());
   AppendField(out, "entries_high_water", method_cache_high.Get(), false);
   out += "},";
   out += "\"callback_latency\":{";

@@ -117,6 +117,10 @@ struct Stats {
   Counter method_lookups;
   Counter method_validations;
   Counter method_cache_clears;   // times the cache hit its bound and was emptied at once
+  // Past VM death: entries the writer handed to the callbacks' cache, and hits on entries JVMTI
+  // would no longer validate (loads HotSpot posts then, named from what was resolved before).
+  Counter method_entries_handed_over;
+  Counter method_hits_after_vm_death;
   HighWater method_cache_high;   // most entries held
 
   HighWater queue_bytes_high;

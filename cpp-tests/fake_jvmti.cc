@@ -100,6 +100,7 @@ jvmtiError JNICALL GetLineNumberTable(jvmtiEnv*, jmethodID id, jint* count, jvmt
 jvmtiError JNICALL GetMethodLocation(jvmtiEnv*, jmethodID id, jlocation* start, jlocation* end) {
   ++FakeJvmti::calls().get_method_location;
   if (Refused()) return JVMTI_ERROR_UNATTACHED_THREAD;
+  if (FakeJvmti::dead()) return JVMTI_ERROR_WRONG_PHASE;
   FakeMethod* m = AsMethod(id);
   if (!m->valid) return JVMTI_ERROR_INVALID_METHODID;
   *start = m->native ? -1 : 0;

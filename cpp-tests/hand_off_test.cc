@@ -179,8 +179,9 @@ class HandOffJvmTest : public ::testing::Test {
     (void)!system(("rm -rf " + dir_).c_str());
   }
 
-  // A compiled load of `method` whose one PcDesc names it, as HotSpot posts it.
-  void Load(FakeMethod& method, uint64_t code_addr) {
+  // A compiled load of `method` whose one PcDesc names it, as HotSpot posts it, at `code`.
+  void Load(FakeMethod& method, uint64_t code_addr, const uint8_t* code = nullptr) {
+    if (code == nullptr) code = code_;
     jmethodID methods[1] = {method.id()};
     jint bcis[1] = {0};
     PCStackInfo pc{reinterpret_cast<void*>(code_addr + 0x10), 1, methods, bcis};
@@ -188,7 +189,7 @@ class HandOffJvmTest : public ::testing::Test {
     record.header.kind = JVMTI_CMLR_INLINE_INFO;
     record.numpcs = 1;
     record.pcinfo = &pc;
-    HandleCompiledMethodLoad(*state_, MonotonicNanos(), method.id(), sizeof code_, code_, &record);
+    HandleCompiledMethodLoad(*state_, MonotonicNanos(), method.id(), sizeof code_, code, &record);
   }
 
   std::vector<std::string> WrittenNames() {
@@ -212,6 +213,7 @@ class HandOffJvmTest : public ::testing::Test {
   FakeMethod late_{&class_, "late", "()V", {{0, 30}}};
   FakeMethod after_{&class_, "after", "()V", {{0, 40}}};
   uint8_t code_[0x40] = {};
+  uint8_t other_code_[0x40] = {};  // where a recompilation goes
 };
 
 TEST_F(HandOffJvmTest, ALoadDeferredJustBeforeVMDeathIsResolvedAttachedAndItsPinReleased) {
@@ -281,6 +283,37 @@ TEST_F(HandOffJvmTest, VMDeathWaitsForALookupUnderWayAndLoadsTheDeadJvmCannotNam
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   const std::string json = s.stats.ToJson("", "");
   EXPECT_NE(json.find("\"unnamed_loads\":{\"total\":1,\"after_vm_death\":1}"), std::string::npos) << json;
+}
+
+// What HotSpot posts once VMDeath has returned is mostly a recompilation (C2 after C1, an OSR
+// compile) of a method the writer named before: it keeps that name and its lines, though JVMTI
+// refuses every lookup then. A method nothing named before still cannot be named.
+TEST_F(HandOffJvmTest, ALoadPostedAfterVMDeathIsNamedFromWhatTheWriterResolved) {
+  AgentState& s = *state_;
+  HandleVMInit(s);
+  for (int i = 0; i < 5000 && !s.hand_off.Enter(true).defer(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(FakeJvm::attaches(), 1) << "the writer attached";
+  Load(deferred_, 0x2000);  // resolved by the writer
+  HandleVMDeath(s);
+  FakeJvmti::dead() = true;  // what HotSpot does once VMDeath has returned
+  Load(deferred_, 0x3000, other_code_);  // its recompilation, after VM death
+  Load(after_, 0x4000, other_code_);     // never compiled before (replaces the recompilation)
+  testing::internal::CaptureStderr();
+  s.hand_off.Close();
+  ASSERT_TRUE(s.hand_off.AwaitIdle(1000));
+  s.writer.Finish(MonotonicNanos(), 5000);
+  const std::string err = testing::internal::GetCapturedStderr();
+
+  EXPECT_EQ(WrittenNames(), (std::vector<std::string>{"app.Work.deferred()", "app.Work.deferred()",
+                                                      "[unknown Java method]"}));
+  EXPECT_GE(s.stats.method_entries_handed_over.Get(), 1u);
+  EXPECT_EQ(s.stats.method_hits_after_vm_death.Get(), 1u);
+  EXPECT_EQ(s.stats.unnamed_loads.Get(), 1u);
+  EXPECT_EQ(s.stats.unnamed_after_vm_death.Get(), 1u);
+  EXPECT_EQ(s.stats.LostTotal(), 0u);
+  EXPECT_NE(err.find("1 compiled method(s) posted after VM death"), std::string::npos) << err;
 }
 
 TEST(HandOffTest, CloseJvmWaitsForOpenScopesAndLaterScopesAreNotLive) {

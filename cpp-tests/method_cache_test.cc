@@ -190,5 +190,67 @@ TEST_F(MethodCacheTest, NearTheBoundEntriesAreShedGraduallyNotAllAtOnce) {
   EXPECT_EQ(stats_.method_cache_clears.Get(), 1u);
 }
 
+TEST_F(MethodCacheTest, PastVmDeathACachedEntryStandsAndANewMethodIsUnnamed) {
+  JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJava, true, stats_);
+  MethodCache cache(lookup, 16, stats_);
+  auto lock = cache.Lock();
+  cache.BeginCallback();
+  cache.Get(get_node_.mid());
+  FakeJvmti::dead() = true;  // every lookup now answers WRONG_PHASE, the validation too
+  cache.BeginCallback();
+  const MethodInfo* node = cache.Get(get_node_.mid());
+  EXPECT_TRUE(node->resolved);
+  EXPECT_EQ(node->name, "java.util.HashMap.getNode(int, java.lang.Object)");
+  EXPECT_EQ(node->source.lines.LineAt(12), 571);
+  EXPECT_EQ(stats_.method_hits_after_vm_death.Get(), 1u);
+  const MethodInfo* lambda = cache.Get(lambda_.mid());
+  EXPECT_FALSE(lambda->resolved);
+  EXPECT_TRUE(lambda->refused_dying);
+}
+
+TEST_F(MethodCacheTest, TakenEntriesAnswerWithoutALookupAndLeaveTheOtherCache) {
+  JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJava, true, stats_);
+  MethodCache writers(lookup, 16, stats_), callbacks(lookup, 16, stats_);
+  {
+    auto lock = writers.Lock();
+    writers.BeginCallback();
+    writers.Get(get_node_.mid());
+    writers.Get(lambda_.mid());
+  }
+  {
+    auto lock = callbacks.Lock();
+    callbacks.BeginCallback();
+    callbacks.Get(lambda_.mid());  // known to both: the callbacks' own entry stays
+  }
+  callbacks.TakeEntriesOf(writers);
+  EXPECT_EQ(stats_.method_entries_handed_over.Get(), 1u);
+  EXPECT_EQ(callbacks.size(), 2u);
+  EXPECT_EQ(writers.size(), 1u);
+  const int names = FakeJvmti::calls().get_method_name;
+  FakeJvmti::dead() = true;
+  auto lock = callbacks.Lock();
+  callbacks.BeginCallback();
+  EXPECT_EQ(callbacks.Get(get_node_.mid())->source.lines.LineAt(25), 575);
+  EXPECT_EQ(FakeJvmti::calls().get_method_name, names);
+}
+
+TEST_F(MethodCacheTest, TakingEntriesStopsBelowTheTrimThreshold) {
+  std::vector<FakeMethod> methods(40, get_node_);
+  JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJava, true, stats_);
+  MethodCache writers(lookup, 64, stats_), callbacks(lookup, 16, stats_);
+  {
+    auto lock = writers.Lock();
+    writers.BeginCallback();
+    for (FakeMethod& m : methods) writers.Get(m.mid());
+  }
+  callbacks.TakeEntriesOf(writers);
+  EXPECT_EQ(callbacks.size(), 16u - 16u / 8);
+  EXPECT_EQ(writers.size(), 40u - callbacks.size());
+  auto lock = callbacks.Lock();
+  callbacks.BeginCallback();  // nothing shed, nothing cleared
+  EXPECT_EQ(callbacks.size(), 16u - 16u / 8);
+  EXPECT_EQ(stats_.method_cache_clears.Get(), 0u);
+}
+
 }  // namespace
 }  // namespace jitdump_agent

@@ -9,7 +9,7 @@ import pytest
 from support import jdks
 from support.checks import check, log
 from support.jvm import finish, wait_line
-from support.output import one_dump
+from support.output import agent_lines, one_dump
 from support.prereq import optional, require_command, require_root
 
 from .workload import attach, codelist, exact_duplicates, read_dump, read_map, simple_method, start_workload
@@ -65,7 +65,7 @@ def replay(jvm, build, tool, work):
 
 def test_attach_replay(jvm, build, tool, work):
     err = replay(jvm, build, tool, work)
-    check("jitdumpagent:" not in err, f"the agent printed on the JVM's stderr: {err}")
+    check(not agent_lines(err), f"the agent printed on the JVM's stderr: {err}")
 
 
 def test_attach_replay_jdk21plus(newest_jvm, build, tool, work):
@@ -104,7 +104,7 @@ def test_attach_other_user(jvm, build, tool, cleanup):
     check(r.returncode == 0, "attach to another user's JVM failed")
     open(stop, "w").close()
     rc, _, err = finish(p)
-    check(rc == 0 and "jitdumpagent:" not in err, f"exit {rc}: {err}")
+    check(rc == 0 and not agent_lines(err), f"exit {rc}: {err}")
     for path in (one_dump(os.path.join(out, "jit")), f"/tmp/perf-{pid}.map"):
         st = os.stat(path)
         check(st.st_uid == 65534 and (st.st_mode & 0o777) == 0o600, f"{path}: uid {st.st_uid} mode {st.st_mode:o}")

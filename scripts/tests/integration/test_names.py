@@ -8,7 +8,7 @@ import re
 from support import jdks
 from support.checks import check, log
 from support.jvm import finish, wait_line
-from support.output import one_dump, read_stats
+from support.output import agent_lines, one_dump, read_stats
 from support.prereq import optional
 
 from .workload import codelist, read_dump, simple_method
@@ -43,7 +43,7 @@ def check_names_match_codelist(jvm, tool, work):
     stop.touch()
     rc, _, err = finish(p)
     check(rc == 0, f"JVM exit {rc}: {err}")
-    check("jitdumpagent:" not in err, f"the agent printed on the JVM's stderr: {err}")
+    check(not agent_lines(err), f"the agent printed on the JVM's stderr: {err}")
     dump = read_dump(tool, one_dump(out))
     ours = {}
     for load in dump.loads:  # the last load at an address is the code there now

@@ -14,6 +14,7 @@ from support import namespaces, perf
 from support.checks import check, log
 from support.jvm import finish, wait_line
 from support.namespaces import NS_AGENT, NS_CLASSES, ns_pid_of, private_tmp, start_in_namespace, unshare
+from support.output import agent_lines
 from support.procs import run
 
 from .workload import METHOD_NAME, attach, check_map_file, read_dump, read_map, simple_method
@@ -227,7 +228,7 @@ def test_namespace_attach(jvm, build, tool, work, in_namespaces):
     check(r.returncode == 0, "collect watch --once failed")
     open(root + "/tmp/stop", "w").close()
     rc, _, err = finish(p)
-    check(rc == 0 and "jitdumpagent:" not in err, f"JVM exit {rc}: {err}")
+    check(rc == 0 and not agent_lines(err), f"JVM exit {rc}: {err}")
     entries = read_map(collected / f"perf-{hostpid}.map")
     check(any(simple_method(e[2]) == "Workload.mix" for e in entries), "replayed Workload.mix missing from the map")
     dump = read_dump(tool, collected / f"jit-{hostpid}.dump")

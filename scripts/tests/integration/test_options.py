@@ -4,7 +4,7 @@ import shutil
 
 from support.checks import CheckFailed, check, log
 from support.jvm import clean_env, finish, wait_line
-from support.output import dumps_in, one_dump
+from support.output import EXIT_RACE, dumps_in, one_dump
 from support.procs import run
 
 from .workload import read_dump, simple_method
@@ -12,7 +12,7 @@ from .workload import read_dump, simple_method
 
 def only_picked_up(stderr):
     lines = [l for l in stderr.splitlines() if l.strip()]
-    return [l for l in lines if not l.startswith("Picked up JAVA_TOOL_OPTIONS:")]
+    return [l for l in lines if not l.startswith("Picked up JAVA_TOOL_OPTIONS:") and EXIT_RACE not in l]
 
 
 def test_java_tool_options(jvm, tool, work):

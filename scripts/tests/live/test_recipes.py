@@ -15,7 +15,7 @@ import pytest
 from perf.runs import PerfRun
 from support.checks import check, log
 from support.jvm import clean_env
-from support.output import one_dump
+from support.output import agent_lines, one_dump
 from support.prereq import require_command
 
 from .conftest import DEMO_METHODS
@@ -78,8 +78,8 @@ def test_systemd_dropin(build, agent, tool, jdk, work, soft, cleanup):
     cleanup.remove(perf_map)
     out, err = proc.communicate(timeout=300)
     check(proc.returncode == 0, "the demo failed under the drop-in's environment", err.decode(errors="replace"))
-    agent_lines = [l for l in err.decode(errors="replace").splitlines() if l.startswith("jitdumpagent:")]
-    check(not agent_lines, "the agent complained", "\n".join(agent_lines))
+    complaints = agent_lines(err)
+    check(not complaints, "the agent complained", "\n".join(complaints))
     dump = one_dump(work / "jitdump" / str(proc.pid))
     checked = tool.check(dump)
     check(checked.returncode == 0, f"{dump} is not a valid jitdump", checked.stdout + checked.stderr)
