@@ -212,7 +212,8 @@ void HandleVMDeath(AgentState& s) {
     // Loads HotSpot still posts once the phase is DEAD are mostly recompilations of methods the
     // writer has named before: its cache goes to the callbacks', whose lookups JVMTI refuses then.
     // (If the writer missed the 2 s above it may still be resolving: both caches are locked.)
-    if (LoadResolver* resolver = s.hand_off.resolver()) resolver->HandNamesTo(s.naming->cache);
+    LoadResolver* resolver = s.hand_off.resolver();
+    if (resolver != nullptr && s.naming != nullptr) resolver->HandNamesTo(s.naming->cache);
     // The files are closed in Agent_OnUnload, which HotSpot calls right after VMDeath on this
     // thread on every exit path that posts VMDeath. Closing here would refuse the loads the
     // ServiceThread still delivers while this callback runs (observed: dozens) and any event it

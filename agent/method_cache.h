@@ -10,9 +10,9 @@
 // writer's when the writer meets the unload in the queue); a hit is re-validated once per
 // callback against the method's current bytecode end (a redefinition that changes the bytecode
 // length re-resolves the method; once VM death has passed JVMTI refuses that check, and nothing
-// can be redefined any more, so the entry stands); and past 7/8 of its bound the cache sheds entries a few per
-// callback (emptied at once only if it still fills), so memory and per-lookup cost stay flat
-// however many classes come and go.
+// can be redefined any more, so the entry stands); and past 7/8 of its bound the cache sheds
+// entries a few per callback (emptied at once only if it still fills), so memory and per-lookup
+// cost stay flat however many classes come and go.
 #pragma once
 
 #include <cstdint>
