@@ -29,7 +29,7 @@ class JvmResolver final : public LoadResolver {
   void Detach() override;
   bool Resolve(const CodeEvent& load, LoadNames* names) override;
   void Forget(MethodId method) override;
-  void HandNamesTo(MethodCache& cache) override { cache.TakeEntriesOf(naming_.cache); }
+  void HandNamesTo(MethodCache& cache) override { (void)cache.TakeEntriesOf(naming_.cache); }
 
  private:
   JavaVM* const vm_;

@@ -23,7 +23,7 @@ class LoadResolver {
   // On the writer thread: code of `method` was unloaded, drop what is cached about it.
   virtual void Forget(MethodId method) = 0;
   // Any thread, once the writer resolves no more (VM death): moves the names it resolved into
-  // `cache`, so loads posted later are named without asking JVMTI.
+  // `cache`, so loads posted later are named without asking JVMTI. Best effort, bounded.
   virtual void HandNamesTo(MethodCache& /*cache*/) {}
 
  protected:

@@ -1,7 +1,9 @@
 // The per-method cache of names and lines, its bound and its validation rounds (method_cache.h).
 #include "agent/method_cache.h"
 
+#include <chrono>
 #include <iterator>
+#include <thread>
 
 namespace jitdump_agent {
 
@@ -40,9 +42,16 @@ void MethodCache::Trim(size_t count) {
   }
 }
 
-void MethodCache::TakeEntriesOf(MethodCache& other) {
-  if (&other == this) return;
-  std::scoped_lock lock(mutex_, other.mutex_);
+bool MethodCache::TakeEntriesOf(MethodCache& other) {
+  if (&other == this) return false;
+  // Bounded: a holder of either lock may be stuck inside the JVM at VM death (CloseJvm gives up
+  // on such a lookup after 1 s), and VMDeath must not wait for it forever.
+  std::unique_lock<std::mutex> mine(mutex_, std::defer_lock);
+  std::unique_lock<std::mutex> theirs(other.mutex_, std::defer_lock);
+  for (int attempt = 0; std::try_lock(mine, theirs) != -1; ++attempt) {
+    if (attempt == kTakeAttempts) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   const size_t room = capacity_ - capacity_ / 8;  // BeginCallback starts trimming above this
   for (auto it = other.entries_.begin(); it != other.entries_.end() && entries_.size() < room;) {
     auto next = std::next(it);
@@ -56,6 +65,7 @@ void MethodCache::TakeEntriesOf(MethodCache& other) {
   }
   other.ForgetRecent();
   ForgetRecent();
+  return true;
 }
 
 void MethodCache::Evict(MethodId method) {

@@ -81,9 +81,11 @@ class MethodCache {
   const MethodInfo* Get(MethodId method);
   void Evict(MethodId method);
   // Moves the resolved entries of `other` that this cache lacks into it (no copy: the map nodes
-  // change hands), as many as fit below the trim threshold. Takes both locks; call with neither
-  // held. For the writer's cache, handed to the callbacks once the writer resolves no more.
-  void TakeEntriesOf(MethodCache& other);
+  // change hands), as many as fit below the trim threshold. Takes both locks (call with neither
+  // held), trying for about kTakeAttempts ms; false, and nothing moved, when it could not. For
+  // the writer's cache, handed to the callbacks once the writer resolves no more.
+  bool TakeEntriesOf(MethodCache& other);
+  static constexpr int kTakeAttempts = 50;
   size_t size() const { return entries_.size(); }
   static constexpr size_t kTrimPerCallback = 8;  // entries shed per callback near the bound
 

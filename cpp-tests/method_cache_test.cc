@@ -222,7 +222,7 @@ TEST_F(MethodCacheTest, TakenEntriesAnswerWithoutALookupAndLeaveTheOtherCache) {
     callbacks.BeginCallback();
     callbacks.Get(lambda_.mid());  // known to both: the callbacks' own entry stays
   }
-  callbacks.TakeEntriesOf(writers);
+  EXPECT_TRUE(callbacks.TakeEntriesOf(writers));
   EXPECT_EQ(stats_.method_entries_handed_over.Get(), 1u);
   EXPECT_EQ(callbacks.size(), 2u);
   EXPECT_EQ(writers.size(), 1u);
@@ -234,6 +234,25 @@ TEST_F(MethodCacheTest, TakenEntriesAnswerWithoutALookupAndLeaveTheOtherCache) {
   EXPECT_EQ(FakeJvmti::calls().get_method_name, names);
 }
 
+TEST_F(MethodCacheTest, TakingEntriesGivesUpOnALockHeldTooLong) {
+  // At VM death a lookup may be stuck inside the JVM with its cache locked: the hand-over is
+  // skipped rather than waited for.
+  JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJava, true, stats_);
+  MethodCache writers(lookup, 16, stats_), callbacks(lookup, 16, stats_);
+  {
+    auto lock = writers.Lock();
+    writers.BeginCallback();
+    writers.Get(get_node_.mid());
+  }
+  auto stuck = writers.Lock();
+  EXPECT_FALSE(callbacks.TakeEntriesOf(writers));
+  EXPECT_EQ(callbacks.size(), 0u);
+  EXPECT_EQ(writers.size(), 1u);
+  stuck.unlock();
+  EXPECT_TRUE(callbacks.TakeEntriesOf(writers));
+  EXPECT_EQ(callbacks.size(), 1u);
+}
+
 TEST_F(MethodCacheTest, TakingEntriesStopsBelowTheTrimThreshold) {
   std::vector<FakeMethod> methods(40, get_node_);
   JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJava, true, stats_);
@@ -243,7 +262,7 @@ TEST_F(MethodCacheTest, TakingEntriesStopsBelowTheTrimThreshold) {
     writers.BeginCallback();
     for (FakeMethod& m : methods) writers.Get(m.mid());
   }
-  callbacks.TakeEntriesOf(writers);
+  EXPECT_TRUE(callbacks.TakeEntriesOf(writers));
   EXPECT_EQ(callbacks.size(), 16u - 16u / 8);
   EXPECT_EQ(writers.size(), 40u - callbacks.size());
   auto lock = callbacks.Lock();
