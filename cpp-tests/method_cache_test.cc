@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "fake_jvmti.h"
 
 namespace jitdump_agent {
@@ -23,6 +25,13 @@ class MethodCacheTest : public ::testing::Test {
   FakeMethod get_node_{&map_class_, "getNode", "(ILjava/lang/Object;)Ljava/util/HashMap$Node;",
                        {{10, 571}, {0, 569}, {20, 575}}};
   FakeMethod lambda_{&lambda_class_, "apply", "(Ljava/lang/Object;)Ljava/lang/Object;", {}};
+
+  // One callback's round of `cache`: looks `methods` up, as a load naming them would.
+  static void GetInOneCallback(MethodCache& cache, const std::vector<MethodId>& methods) {
+    auto lock = cache.Lock();
+    cache.BeginCallback();
+    for (MethodId method : methods) cache.Get(method);
+  }
 };
 
 TEST_F(MethodCacheTest, ResolvesNameFileAndSortedLines) {
@@ -211,17 +220,8 @@ TEST_F(MethodCacheTest, PastVmDeathACachedEntryStandsAndANewMethodIsUnnamed) {
 TEST_F(MethodCacheTest, TakenEntriesAnswerWithoutALookupAndLeaveTheOtherCache) {
   JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJava, true, stats_);
   MethodCache writers(lookup, 16, stats_), callbacks(lookup, 16, stats_);
-  {
-    auto lock = writers.Lock();
-    writers.BeginCallback();
-    writers.Get(get_node_.mid());
-    writers.Get(lambda_.mid());
-  }
-  {
-    auto lock = callbacks.Lock();
-    callbacks.BeginCallback();
-    callbacks.Get(lambda_.mid());  // known to both: the callbacks' own entry stays
-  }
+  GetInOneCallback(writers, {get_node_.mid(), lambda_.mid()});
+  GetInOneCallback(callbacks, {lambda_.mid()});  // known to both: the callbacks' own entry stays
   EXPECT_TRUE(callbacks.TakeEntriesOf(writers));
   EXPECT_EQ(stats_.method_entries_handed_over.Get(), 1u);
   EXPECT_EQ(callbacks.size(), 2u);
@@ -239,11 +239,7 @@ TEST_F(MethodCacheTest, TakingEntriesGivesUpOnALockHeldTooLong) {
   // skipped rather than waited for.
   JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJava, true, stats_);
   MethodCache writers(lookup, 16, stats_), callbacks(lookup, 16, stats_);
-  {
-    auto lock = writers.Lock();
-    writers.BeginCallback();
-    writers.Get(get_node_.mid());
-  }
+  GetInOneCallback(writers, {get_node_.mid()});
   auto stuck = writers.Lock();
   EXPECT_FALSE(callbacks.TakeEntriesOf(writers));
   EXPECT_EQ(callbacks.size(), 0u);
@@ -255,13 +251,11 @@ TEST_F(MethodCacheTest, TakingEntriesGivesUpOnALockHeldTooLong) {
 
 TEST_F(MethodCacheTest, TakingEntriesStopsBelowTheTrimThreshold) {
   std::vector<FakeMethod> methods(40, get_node_);
+  std::vector<MethodId> ids;
+  for (FakeMethod& m : methods) ids.push_back(m.mid());
   JvmtiMethodLookup lookup(fake_.env(), NameStyle::kJava, true, stats_);
   MethodCache writers(lookup, 64, stats_), callbacks(lookup, 16, stats_);
-  {
-    auto lock = writers.Lock();
-    writers.BeginCallback();
-    for (FakeMethod& m : methods) writers.Get(m.mid());
-  }
+  GetInOneCallback(writers, ids);
   EXPECT_TRUE(callbacks.TakeEntriesOf(writers));
   EXPECT_EQ(callbacks.size(), 16u - 16u / 8);
   EXPECT_EQ(writers.size(), 40u - callbacks.size());
