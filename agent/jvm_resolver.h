@@ -21,13 +21,17 @@ class JvmResolver final : public LoadResolver {
       : vm_(vm),
         stats_(stats),
         naming_(jvmti, options, line_tables, lines, stats),
-        intrinsics_(code_list_, options.names, stats, MonotonicNanos, ThreadCpuNanos) {
-    if (options.intrinsics_from_code_list) naming_.namer.SetIntrinsicNamer(&intrinsics_);
+        intrinsics_(code_list_, options.names, stats, MonotonicNanos, ThreadCpuNanos),
+        read_code_list_(options.intrinsics_from_code_list) {
+    if (read_code_list_) naming_.namer.SetIntrinsicNamer(&intrinsics_);
   }
 
   bool Attach() override;
   void Detach() override;
   bool Resolve(const CodeEvent& load, LoadNames* names) override;
+  const IntrinsicName* NameIntrinsic(uint64_t code_addr, uint64_t posted) override {
+    return read_code_list_ ? &intrinsics_.Name(code_addr, posted) : nullptr;
+  }
   void Forget(MethodId method) override;
   void HandNamesTo(MethodCache& cache) override { (void)cache.TakeEntriesOf(naming_.cache); }
 
@@ -37,6 +41,7 @@ class JvmResolver final : public LoadResolver {
   JvmtiLoadNaming naming_;  // the writer thread's only
   JmmCodeList code_list_;   // method-handle intrinsics' names, read on this thread while attached
   IntrinsicNamer intrinsics_;
+  const bool read_code_list_;  // intrinsics=codelist
   JNIEnv* env_ = nullptr;
 };
 

@@ -47,7 +47,7 @@ LoadNames LoadNamer::Name(MethodCache& cache, const CompiledMethod& load) {
     if (intrinsics_ != nullptr) {
       intrinsic = &intrinsics_->Name(load.code_addr, load.timestamp);
     } else {
-      stats_.intrinsics_unnamed.Add();
+      names.intrinsic_unnamed = true;  // the writer may still name it (Writer::NameIntrinsic)
     }
     names.name = intrinsic->name;
     names.perf_map_name = intrinsic->perf_map_name();

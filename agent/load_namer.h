@@ -45,7 +45,8 @@ class LoadNamer {
   LoadNames Name(MethodCache& cache, const CompiledMethod& load);
 
   // Where method-handle intrinsics get their names (the writer's side only: reading the JVM's
-  // code list needs an attached thread). Without one they are named as unknown intrinsics.
+  // code list needs an attached thread). Without one they are named as unknown intrinsics and
+  // marked LoadNames::intrinsic_unnamed, uncounted: the writer settles them.
   void SetIntrinsicNamer(IntrinsicNamer* intrinsics) { intrinsics_ = intrinsics; }
 
  private:

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "agent/code_event.h"
+#include "agent/intrinsic_names.h"
 
 namespace jitdump_agent {
 
@@ -20,6 +21,11 @@ class LoadResolver {
   // Resolve or Forget. Releases the load's class pin. false when it could not be resolved
   // (counted in the stats); the pin is released all the same.
   virtual bool Resolve(const CodeEvent& load, LoadNames* names) = 0;
+  // On the attached writer thread: the name of the method-handle intrinsic at `code_addr`,
+  // posted at `posted`, from the JVM's code list (counted named or unnamed there), for a load
+  // a callback named without it (LoadNames::intrinsic_unnamed). Valid until the next call.
+  // nullptr when this resolver reads no code list (intrinsics=off).
+  virtual const IntrinsicName* NameIntrinsic(uint64_t /*code_addr*/, uint64_t /*posted*/) { return nullptr; }
   // On the writer thread: code of `method` was unloaded, drop what is cached about it.
   virtual void Forget(MethodId method) = 0;
   // Any thread, once the writer resolves no more (VM death): moves the names it resolved into

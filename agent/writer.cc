@@ -270,6 +270,27 @@ bool Writer::ResolveDeferred(const CodeEvent& load, LoadNames* names) {
   return resolved;
 }
 
+// A callback cannot read the JVM's code list, so an intrinsic it named (one posted before the
+// writer attached, say: JDK 25 makes some at start-up) says its signature is unknown. The
+// attached writer can still look it up: the list it reads now holds the nmethod unless it is
+// gone again.
+void Writer::NameIntrinsic(const CodeEvent& load, LoadNames* names) {
+  const IntrinsicName* found = nullptr;
+  LoadResolver* resolver = hand_off_.resolver();
+  if (resolver != nullptr && hand_off_.attached()) {
+    const HandOff::JvmScope jvm = hand_off_.EnterJvm();
+    if (jvm.live()) found = resolver->NameIntrinsic(load.code_addr, load.timestamp);
+  }
+  if (found == nullptr) {
+    stats_.intrinsics_unnamed.Add();
+    return;
+  }
+  Log(LogLevel::kDebug, "intrinsic at 0x%llx, named in its callback, is %.*s",
+      static_cast<unsigned long long>(load.code_addr), static_cast<int>(found->name.size()), found->name.data());
+  names->name = found->name;
+  names->perf_map_name = found->perf_map_name();
+}
+
 void Writer::ReportUnnamed() {
   const uint64_t unnamed = stats_.unnamed_loads.Get();
   if (unnamed == 0) return;
@@ -468,6 +489,7 @@ void Writer::Process(CodeEvent* event) {
   LoadNames names = event->names;
   const bool deferred = event->kind == EventKind::kCompiledLoad && !event->resolved;
   if (deferred && !ResolveDeferred(*event, &names)) return;  // counted by cause
+  if (names.intrinsic_unnamed) NameIntrinsic(*event, &names);
   if (live_.IsDuplicate(*event, names.name)) {
     stats_.duplicate_loads.Add();
     return;

@@ -69,6 +69,7 @@ class Writer {
   void Run();
   // The names of a deferred load, from the resolver; false (counted) when there are none.
   bool ResolveDeferred(const CodeEvent& load, LoadNames* names);
+  void NameIntrinsic(const CodeEvent& load, LoadNames* names);
   // One warning at the end when loads were written without names (stats: unnamed_loads).
   void ReportUnnamed();
   // One popped event: written, counted as a duplicate or lost, or applied (an unload). Frees it

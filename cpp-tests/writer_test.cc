@@ -338,6 +338,11 @@ class FakeResolver final : public LoadResolver {
     ++detaches;
   }
   void Forget(MethodId method) override { forgotten.push_back(method); }
+  const IntrinsicName* NameIntrinsic(uint64_t code_addr, uint64_t posted) override {
+    if (!attached || std::this_thread::get_id() != attach_thread) ++resolved_elsewhere;
+    intrinsic_.name = "intrinsic@" + std::to_string(code_addr) + "/" + std::to_string(posted);
+    return &intrinsic_;
+  }
 
   std::thread::id attach_thread;
   std::atomic<bool> attached{false};
@@ -346,6 +351,7 @@ class FakeResolver final : public LoadResolver {
 
  private:
   std::string name_;
+  IntrinsicName intrinsic_;
 };
 
 void PushDeferred(RecordQueue& queue, uint64_t ts, uint64_t addr, size_t frames) {
@@ -433,6 +439,51 @@ TEST_F(WriterTest, ResolvingADeferredLoadTakesNoBudget) {
   EXPECT_EQ(stats.queue_bytes_high.Get(), held);
   EXPECT_EQ(queue.bytes_in_flight(), 0u);
   hand_off.DetachAtExit();
+}
+
+// A callback cannot read the JVM's code list, so a method-handle intrinsic it named (posted
+// before the writer attached: JDK 25 makes some at start-up) says its signature is unknown. The
+// attached writer names it; one it cannot name stays as the callback wrote it, counted.
+TEST_F(WriterTest, IntrinsicsNamedInCallbacksAreNamedByTheAttachedWriter) {
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
+  FakeResolver resolver;
+  hand_off.SetResolver(&resolver);
+  ASSERT_TRUE(writer.Open(1, 1000));
+  const std::string unknown = UnknownIntrinsicName(NameStyle::kJava).name;
+  const auto push_intrinsic = [&](uint64_t ts, uint64_t addr) {
+    std::vector<uint8_t> code(0x20, 0x90);
+    CodeBlob blob;
+    blob.timestamp = ts;
+    blob.code_addr = addr;
+    blob.code_size = code.size();
+    blob.code = code.data();
+    LoadNames names;
+    names.name = names.perf_map_name = unknown;
+    names.intrinsic_unnamed = true;
+    CodeEvent* load = NewNamedLoad(queue, EventKind::kCompiledLoad, blob, names);
+    ASSERT_NE(load, nullptr);
+    ASSERT_TRUE(queue.Push(load));
+  };
+  push_intrinsic(5000, 0x1000);
+  EXPECT_EQ(writer.ProcessAvailable(), 1u);  // not attached: nobody can read the code list
+  EXPECT_EQ(stats.intrinsics_unnamed.Get(), 1u);
+  push_intrinsic(5001, 0x2000);  // queued before the writer attached
+  PushLoad(queue, 5002, 0x3000, 0x20, "app.Main.run()");
+  hand_off.BeginDeferring();
+  ASSERT_FALSE(hand_off.Serve([] {}));  // this thread stands in for the writer: attach
+  ASSERT_TRUE(resolver.attached);
+  EXPECT_EQ(writer.ProcessAvailable(), 2u);
+  hand_off.DetachAtExit();
+
+  EXPECT_EQ(resolver.resolved_elsewhere, 0);
+  EXPECT_EQ(stats.intrinsics_unnamed.Get(), 1u);
+  EXPECT_EQ(stats.code_loads_written.Get(), 3u);
+  std::vector<std::string> names;
+  for (const TestRecord& r : test_support::WalkRecords(test_support::ReadFileBytes(writer.dump_path()))) {
+    if (r.id == 0) names.push_back(r.name);
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{unknown, "intrinsic@8192/5001", "app.Main.run()"}));
 }
 
 // Records that reach a writer whose dump is not open (never created, or already closed) are
