@@ -50,9 +50,9 @@ struct LoadNames {
   std::string_view perf_map_name;                      // its perf-map spelling (often the same bytes)
   std::span<const jitdump::DebugEntry> lines;          // DEBUG_INFO entries; empty: no DEBUG_INFO
   const jitdump::InlineDebugInfo* inline_info = nullptr;  // samply's record; null: none
-  // A method-handle intrinsic named where no code list could be read (a callback): `name` says
-  // its signature is unknown, and the writer names it from the code list if it can
-  // (intrinsic_names.h). Counted named or unnamed only where that is settled.
+  // A method-handle intrinsic: `name` is a placeholder that says its signature is unknown,
+  // and the writer names it from the JVM's code list if it can (intrinsic_names.h), counting
+  // it named or unnamed then.
   bool intrinsic_unnamed = false;
 };
 

@@ -85,7 +85,7 @@ IntrinsicNamer::IntrinsicNamer(CodeListSource& source, NameStyle style, Stats& s
       cpu_clock_(cpu_clock),
       unknown_(UnknownIntrinsicName(style)) {}
 
-bool IntrinsicNamer::Refresh() {
+bool IntrinsicNamer::Refresh(bool force) {
   if (unavailable_) return false;
   const uint64_t start = clock_();
   // A read costs in proportion to the nmethods in the code cache (about the loads seen less the
@@ -94,8 +94,10 @@ bool IntrinsicNamer::Refresh() {
   const uint64_t loads = stats_.compiled_method_load.Get(), unloads = stats_.compiled_method_unload.Get();
   const uint64_t nmethods = loads > unloads ? loads - unloads : 1;
   const uint64_t expected = last_read_ns_ * nmethods / last_read_nmethods_;
-  if (first_read_ != 0 && spent_ns_ + expected > kBudgetBaseNs + (start - first_read_) / kBudgetShare) {
-    stats_.intrinsic_lists_skipped.Add();
+  const bool affordable = force ? expected <= kForcedReadMaxNs
+                                 : spent_ns_ + expected <= kBudgetBaseNs + (start - first_read_) / kBudgetShare;
+  if (first_read_ != 0 && !affordable) {
+    if (force) stats_.intrinsic_lists_skipped.Add();  // otherwise put off: the load waits
     return false;
   }
   if (first_read_ == 0) first_read_ = start;
@@ -122,20 +124,20 @@ bool IntrinsicNamer::Refresh() {
   return true;
 }
 
-const IntrinsicName& IntrinsicNamer::Name(uint64_t code_addr, uint64_t posted) {
+const IntrinsicName* IntrinsicNamer::Name(uint64_t code_addr, uint64_t posted, bool force) {
   // A list read after the load was posted holds its nmethod (it was installed before HotSpot
   // posted the load) unless it is gone again. An older list may hold another nmethod at a
   // reused address: read anew (one read then serves every load posted before it).
-  if (table_time_ == 0 || table_time_ < posted) Refresh();
+  if ((table_time_ == 0 || table_time_ < posted) && !Refresh(force) && !unavailable_ && !force) return nullptr;
   if (table_time_ != 0 && table_time_ >= posted) {
     auto it = table_.find(code_addr);
     if (it != table_.end()) {
       stats_.intrinsics_named.Add();
-      return it->second;
+      return &it->second;
     }
   }
   stats_.intrinsics_unnamed.Add();
-  return unknown_;
+  return &unknown_;
 }
 
 }  // namespace jitdump_agent

@@ -15,8 +15,11 @@
 // budget: 10 ms plus 0.1% of the time since the first read. (javac, whose 108 intrinsics trickle
 // in over its whole run, spent 235 ms of the writer's 557 ms on 26 reads under 20 ms + 1% and
 // no expected cost.) Intrinsics come mostly at start-up, when the code cache is small and a read
-// cheap; later ones a read would cost too much for stay unnamed. A load it cannot name (no code
-// list on this JVM, over budget, or no longer in the code cache) is named for what is known,
+// cheap; a later one that no read fits the budget for waits (the writer holds its load) until
+// one does, and before the writer detaches from the JVM one read past the budget names all that
+// still wait, unless it is expected to cost more than kForcedReadMaxNs. A load it cannot name
+// (no code list on this JVM, too expensive a list, or no longer in the code cache) is named for
+// what is known,
 // `java.lang.invoke.MethodHandle.<intrinsic>(signature unknown)`, never after another
 // intrinsic. Plain C++: a CodeListSource reads the list (jvm_code_list.h).
 #pragma once
@@ -66,16 +69,23 @@ class IntrinsicNamer {
   IntrinsicNamer(const IntrinsicNamer&) = delete;
   IntrinsicNamer& operator=(const IntrinsicNamer&) = delete;
 
-  // The name of the intrinsic nmethod at `code_addr`, whose load the JVM posted at `posted`.
-  // Valid until the next call. Counts the load as named or unnamed.
-  const IntrinsicName& Name(uint64_t code_addr, uint64_t posted);
+  // The name of the intrinsic nmethod at `code_addr`, whose load the JVM posted at `posted`,
+  // from a code list read after that: the last one, or one read now if that fits the budget
+  // (with `force`, if it is expected to cost at most kForcedReadMaxNs). Valid until the next
+  // call; counts the load as named or unnamed. nullptr, counting nothing, when no read fits the
+  // budget now: ask again later (with `force`, never nullptr).
+  const IntrinsicName* Name(uint64_t code_addr, uint64_t posted, bool force = false);
 
   static constexpr uint64_t kBudgetBaseNs = 10'000'000;  // what the first reads may cost
   static constexpr uint64_t kBudgetShare = 1000;         // then 1/1000 of the time since
+  // The most a forced read may be expected to cost: it runs while the JVM waits in VMDeath
+  // (measured: 14-16 ms for javac's ~5,000 nmethods).
+  static constexpr uint64_t kForcedReadMaxNs = 50'000'000;
 
  private:
-  // Reads the code list anew if that fits the budget; false when the table stays as it was.
-  bool Refresh();
+  // Reads the code list anew if that fits the budget (or, `force`d, kForcedReadMaxNs); false
+  // when the table stays as it was.
+  bool Refresh(bool force);
 
   CodeListSource& source_;
   const NameStyle style_;

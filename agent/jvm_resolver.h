@@ -22,15 +22,15 @@ class JvmResolver final : public LoadResolver {
         stats_(stats),
         naming_(jvmti, options, line_tables, lines, stats),
         intrinsics_(code_list_, options.names, stats, MonotonicNanos, ThreadCpuNanos),
-        read_code_list_(options.intrinsics_from_code_list) {
-    if (read_code_list_) naming_.namer.SetIntrinsicNamer(&intrinsics_);
-  }
+        read_code_list_(options.intrinsics_from_code_list) {}
 
   bool Attach() override;
   void Detach() override;
   bool Resolve(const CodeEvent& load, LoadNames* names) override;
-  const IntrinsicName* NameIntrinsic(uint64_t code_addr, uint64_t posted) override {
-    return read_code_list_ ? &intrinsics_.Name(code_addr, posted) : nullptr;
+  IntrinsicAnswer NameIntrinsic(uint64_t code_addr, uint64_t posted, bool force) override {
+    if (!read_code_list_) return {};
+    const IntrinsicName* name = intrinsics_.Name(code_addr, posted, force);
+    return {name, name == nullptr};
   }
   void Forget(MethodId method) override;
   void HandNamesTo(MethodCache& cache) override { (void)cache.TakeEntriesOf(naming_.cache); }

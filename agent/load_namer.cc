@@ -42,15 +42,11 @@ LoadNames LoadNamer::Name(MethodCache& cache, const CompiledMethod& load) {
     stats_.unnamed_loads.Add();
     if (root->refused_dying) stats_.unnamed_after_vm_death.Add();
   } else if (root->mh_intrinsic) {
-    // The method's own name is some other intrinsic's (intrinsic_names.h).
-    const IntrinsicName* intrinsic = &unknown_intrinsic_;
-    if (intrinsics_ != nullptr) {
-      intrinsic = &intrinsics_->Name(load.code_addr, load.timestamp);
-    } else {
-      names.intrinsic_unnamed = true;  // the writer may still name it (Writer::NameIntrinsic)
-    }
-    names.name = intrinsic->name;
-    names.perf_map_name = intrinsic->perf_map_name();
+    // The method's own name is some other intrinsic's (intrinsic_names.h): a placeholder, for
+    // the writer to replace from the JVM's code list (Writer::NameIntrinsic).
+    names.name = unknown_intrinsic_.name;
+    names.perf_map_name = unknown_intrinsic_.perf_map_name();
+    names.intrinsic_unnamed = true;
   }
   names.lines = entries_;
   if (inline_info_ && !sites_.empty()) {

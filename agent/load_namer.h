@@ -31,7 +31,7 @@ class LoadNamer {
  public:
   // `lines`: DEBUG_INFO rows (lines=on and the JVM granted the line capabilities);
   // `inline_info`: samply's inline record (inline=on).
-  // `style`: how method-handle intrinsics no code list names are spelled; counts in `stats`.
+  // `style`: how the placeholder name of a method-handle intrinsic is spelled; counts in `stats`.
   LoadNamer(bool lines, bool inline_info, NameStyle style, Stats& stats)
       : lines_(lines), inline_info_(inline_info), unknown_intrinsic_(UnknownIntrinsicName(style)), stats_(stats) {}
   LoadNamer(const LoadNamer&) = delete;
@@ -44,17 +44,12 @@ class LoadNamer {
   // valid until the next Name or until the cache changes.
   LoadNames Name(MethodCache& cache, const CompiledMethod& load);
 
-  // Where method-handle intrinsics get their names (the writer's side only: reading the JVM's
-  // code list needs an attached thread). Without one they are named as unknown intrinsics and
-  // marked LoadNames::intrinsic_unnamed, uncounted: the writer settles them.
-  void SetIntrinsicNamer(IntrinsicNamer* intrinsics) { intrinsics_ = intrinsics; }
 
  private:
   const bool lines_;
   const bool inline_info_;
   const IntrinsicName unknown_intrinsic_;
   Stats& stats_;
-  IntrinsicNamer* intrinsics_ = nullptr;
   // Working memory reused from load to load (the capacity follows the largest method seen).
   std::vector<Frame> frames_;
   std::vector<PcSite> sites_;

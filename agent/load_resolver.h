@@ -22,10 +22,15 @@ class LoadResolver {
   // (counted in the stats); the pin is released all the same.
   virtual bool Resolve(const CodeEvent& load, LoadNames* names) = 0;
   // On the attached writer thread: the name of the method-handle intrinsic at `code_addr`,
-  // posted at `posted`, from the JVM's code list (counted named or unnamed there), for a load
-  // a callback named without it (LoadNames::intrinsic_unnamed). Valid until the next call.
-  // nullptr when this resolver reads no code list (intrinsics=off).
-  virtual const IntrinsicName* NameIntrinsic(uint64_t /*code_addr*/, uint64_t /*posted*/) { return nullptr; }
+  // posted at `posted`, from the JVM's code list (IntrinsicNamer::Name: counted named or
+  // unnamed there; `later` when no read fits its budget now and `force` is false). Valid until
+  // the next call. No name and not `later` when this resolver reads no code list
+  // (intrinsics=off).
+  struct IntrinsicAnswer {
+    const IntrinsicName* name = nullptr;
+    bool later = false;
+  };
+  virtual IntrinsicAnswer NameIntrinsic(uint64_t /*code_addr*/, uint64_t /*posted*/, bool /*force*/) { return {}; }
   // On the writer thread: code of `method` was unloaded, drop what is cached about it.
   virtual void Forget(MethodId method) = 0;
   // Any thread, once the writer resolves no more (VM death): moves the names it resolved into

@@ -149,6 +149,7 @@ std::string Stats::ToJson(const std::string& dump_path, const std::string& perfm
   out += "},\"method_handle_intrinsics\":{";
   AppendField(out, "named", intrinsics_named.Get());
   AppendField(out, "unnamed", intrinsics_unnamed.Get());
+  AppendField(out, "waited", intrinsics_waited.Get());
   AppendField(out, "code_lists_read", intrinsic_lists_read.Get());
   AppendField(out, "code_list_ns", intrinsic_list_ns.Get());
   AppendField(out, "code_lists_skipped", intrinsic_lists_skipped.Get(), false);

@@ -104,10 +104,12 @@ struct Stats {
   Counter unnamed_after_vm_death;
 
   // Method-handle intrinsics (intrinsic_names.h): named from the JVM's code list, or written as
-  // "MethodHandle.<intrinsic>(signature unknown)"; code lists read, their wall time, and reads
-  // skipped because they would have passed the time budget.
+  // "MethodHandle.<intrinsic>(signature unknown)"; how many waited for a read the budget allowed;
+  // code lists read, their CPU time, and reads not made at all (the writer's last one, expected
+  // to cost more than IntrinsicNamer::kForcedReadMaxNs).
   Counter intrinsics_named;
   Counter intrinsics_unnamed;
+  Counter intrinsics_waited;
   Counter intrinsic_lists_read;
   Counter intrinsic_list_ns;
   Counter intrinsic_lists_skipped;

@@ -157,12 +157,16 @@ class Writer::EventGuard {
 
 Writer::Writer(const Options& options, Stats& stats, RecordQueue& queue, HandOff& hand_off)
     : options_(options),
+      unknown_intrinsic_(UnknownIntrinsicName(options.names)),
       stats_(stats),
       queue_(queue),
       hand_off_(hand_off),
       drain_([this] {
         while (ProcessAvailable() != 0) {
         }
+        // Before detaching, and at exit: one read names every intrinsic still waiting.
+        SettleHeldIntrinsics(/*force=*/true);
+        WritePending();
       }) {
   // From JVM threads: no lock, a missed wake-up costs at most one poll interval.
   queue_.SetPressureHandler([](void* self) { static_cast<Writer*>(self)->wake_.notify_one(); }, this);
@@ -172,6 +176,7 @@ Writer::Writer(const Options& options, Stats& stats, RecordQueue& queue, HandOff
     wake_.notify_all();
   });
   pending_.reserve(DumpBatch::kMaxLoads);
+  held_intrinsics_.reserve(kMaxHeldIntrinsics);
 }
 
 bool Writer::Open(uint32_t pid, uint64_t start_time) {
@@ -270,25 +275,59 @@ bool Writer::ResolveDeferred(const CodeEvent& load, LoadNames* names) {
   return resolved;
 }
 
-// A callback cannot read the JVM's code list, so an intrinsic it named (one posted before the
-// writer attached, say: JDK 25 makes some at start-up) says its signature is unknown. The
-// attached writer can still look it up: the list it reads now holds the nmethod unless it is
+// Intrinsics are named on the writer only: a callback cannot read the JVM's code list, and a
+// read's cost is budgeted (intrinsic_names.h). The list read now holds the nmethod unless it is
 // gone again.
-void Writer::NameIntrinsic(const CodeEvent& load, LoadNames* names) {
-  const IntrinsicName* found = nullptr;
+bool Writer::NameIntrinsic(const CodeEvent& load, bool force, LoadNames* names) {
+  LoadResolver::IntrinsicAnswer answer;
   LoadResolver* resolver = hand_off_.resolver();
   if (resolver != nullptr && hand_off_.attached()) {
     const HandOff::JvmScope jvm = hand_off_.EnterJvm();
-    if (jvm.live()) found = resolver->NameIntrinsic(load.code_addr, load.timestamp);
+    if (jvm.live()) answer = resolver->NameIntrinsic(load.code_addr, load.timestamp, force);
   }
-  if (found == nullptr) {
-    stats_.intrinsics_unnamed.Add();
-    return;
+  if (answer.later) return false;
+  if (answer.name == nullptr) {
+    stats_.intrinsics_unnamed.Add();  // no code list here (intrinsics=off, not attached, JVM gone)
+  } else {
+    names->name = answer.name->name;
+    names->perf_map_name = answer.name->perf_map_name();
   }
-  Log(LogLevel::kDebug, "intrinsic at 0x%llx, named in its callback, is %.*s",
-      static_cast<unsigned long long>(load.code_addr), static_cast<int>(found->name.size()), found->name.data());
-  names->name = found->name;
-  names->perf_map_name = found->perf_map_name();
+  names->intrinsic_unnamed = false;
+  return true;
+}
+
+void Writer::SettleHeldIntrinsics(bool force) {
+  if (held_intrinsics_.empty()) return;
+  size_t settled = 0;
+  for (; settled < held_intrinsics_.size(); ++settled) {
+    CodeEvent* event = held_intrinsics_[settled];
+    LoadNames names;
+    names.name = unknown_intrinsic_.name;
+    names.perf_map_name = unknown_intrinsic_.perf_map_name();
+    // One read serves them all: when the first has to wait, so do the rest.
+    if (!NameIntrinsic(*event, force, &names)) break;
+    EventGuard guard(queue_, event);
+    try {
+      Emit(guard, names);
+    } catch (const std::bad_alloc&) {
+      stats_.lost_allocation.Add();
+      WarnFailure("writing a record", std::current_exception());
+    } catch (...) {
+      stats_.lost_writer_error.Add();
+      WarnFailure("writing a record", std::current_exception());
+    }
+  }
+  held_intrinsics_.erase(held_intrinsics_.begin(), held_intrinsics_.begin() + static_cast<ptrdiff_t>(settled));
+}
+
+void Writer::WriteHeldUnnamed(std::vector<CodeEvent*>::iterator held) {
+  EventGuard guard(queue_, *held);
+  held_intrinsics_.erase(held);
+  LoadNames names;
+  names.name = unknown_intrinsic_.name;
+  names.perf_map_name = unknown_intrinsic_.perf_map_name();
+  stats_.intrinsics_unnamed.Add();
+  Emit(guard, names);
 }
 
 void Writer::ReportUnnamed() {
@@ -443,6 +482,13 @@ void Writer::CompactPerfMap() {
 }
 
 void Writer::ApplyUnload(const CodeEvent& unload) {
+  // A load still waiting for its name at this address comes first, unnamed: no list names it now.
+  for (auto it = held_intrinsics_.begin(); it != held_intrinsics_.end(); ++it) {
+    if ((*it)->code_addr == unload.code_addr) {
+      WriteHeldUnnamed(it);
+      break;
+    }
+  }
   const std::optional<uint64_t> size = live_.Vacate(unload.code_addr);
   history_.Touch(unload.code_addr, size.value_or(1), unload.timestamp);
   if (size) perf_map_.MarkStale(1);
@@ -489,8 +535,24 @@ void Writer::Process(CodeEvent* event) {
   LoadNames names = event->names;
   const bool deferred = event->kind == EventKind::kCompiledLoad && !event->resolved;
   if (deferred && !ResolveDeferred(*event, &names)) return;  // counted by cause
-  if (names.intrinsic_unnamed) NameIntrinsic(*event, &names);
-  if (live_.IsDuplicate(*event, names.name)) {
+  if (names.intrinsic_unnamed) {
+    // Native wrappers carry no lines; one that did could not wait, as its rows point into the
+    // resolver's buffers.
+    const bool can_wait = names.lines.empty() && names.inline_info == nullptr;
+    if (can_wait && held_intrinsics_.size() >= kMaxHeldIntrinsics) WriteHeldUnnamed(held_intrinsics_.begin());
+    // Behind a held one it waits too: no list read since names either.
+    if (can_wait && (!held_intrinsics_.empty() || !NameIntrinsic(*event, /*force=*/false, &names))) {
+      held_intrinsics_.push_back(guard.release());  // capacity reserved: no allocation
+      stats_.intrinsics_waited.Add();
+      return;
+    }
+    if (!can_wait) NameIntrinsic(*event, /*force=*/true, &names);
+  }
+  Emit(guard, names);
+}
+
+void Writer::Emit(EventGuard& guard, const LoadNames& names) {
+  if (live_.IsDuplicate(*guard.get(), names.name)) {
     stats_.duplicate_loads.Add();
     return;
   }
@@ -513,6 +575,11 @@ size_t Writer::ProcessAvailable() {
       if (load) stats_.lost_writer_error.Add();
       WarnFailure("writing a record", std::current_exception());
     }
+  }
+  try {
+    SettleHeldIntrinsics(/*force=*/false);
+  } catch (...) {
+    WarnFailure("naming method-handle intrinsics", std::current_exception());
   }
   WritePending();
   if (perf_map_.is_open()) {

@@ -65,17 +65,31 @@ class Writer {
   // Processes whatever is queued now (the writer thread's loop body; tests call it directly).
   size_t ProcessAvailable();
 
+  // Method-handle intrinsics that may wait for a code-list read (intrinsic_names.h); with more
+  // the oldest is written unnamed.
+  static constexpr size_t kMaxHeldIntrinsics = 256;
+
  private:
   void Run();
   // The names of a deferred load, from the resolver; false (counted) when there are none.
   bool ResolveDeferred(const CodeEvent& load, LoadNames* names);
-  void NameIntrinsic(const CodeEvent& load, LoadNames* names);
+  // Replaces the placeholder name of a method-handle intrinsic from the JVM's code list, or
+  // counts it unnamed; false when no code-list read fits the budget now (and not `force`).
+  bool NameIntrinsic(const CodeEvent& load, bool force, LoadNames* names);
+  // Names and writes the intrinsics held for a code-list read, if a read fits the budget now
+  // or with `force` (the writer's end: IntrinsicNamer::kForcedReadMaxNs).
+  void SettleHeldIntrinsics(bool force);
+  // Writes a held intrinsic as it is, unnamed: its code is being unloaded (no list names it
+  // any more), or kMaxHeldIntrinsics wait.
+  void WriteHeldUnnamed(std::vector<CodeEvent*>::iterator held);
   // One warning at the end when loads were written without names (stats: unnamed_loads).
   void ReportUnnamed();
   // One popped event: written, counted as a duplicate or lost, or applied (an unload). Frees it
   // unless the batch took it; may throw (the caller counts the record and goes on).
   void Process(CodeEvent* event);
   class EventGuard;
+  // Writes a named load unless it duplicates one written (a replay).
+  void Emit(EventGuard& guard, const LoadNames& names);
   void AddLoad(EventGuard& guard, const LoadNames& names);
   // The load's timestamp, moved back to just after the last event that touched its range.
   uint64_t Backdate(const CodeEvent& load);
@@ -84,6 +98,7 @@ class Writer {
   void CompactPerfMap();
 
   const Options& options_;
+  const IntrinsicName unknown_intrinsic_;  // the placeholder a held intrinsic is written with
   Stats& stats_;
   RecordQueue& queue_;
   HandOff& hand_off_;
@@ -99,6 +114,9 @@ class Writer {
   LiveCode live_;
   DumpBatch batch_;                  // the records of pending_
   std::vector<CodeEvent*> pending_;  // loads in batch_, freed once written
+  // Method-handle intrinsics waiting for a code-list read the budget allows (intrinsic_names.h),
+  // oldest first, at most kMaxHeldIntrinsics. Their names are the placeholder until then.
+  std::vector<CodeEvent*> held_intrinsics_;
   const std::function<void()> drain_;
 
   std::thread thread_;

@@ -86,6 +86,11 @@ class IntrinsicNamerTest : public ::testing::Test {
     g_now = 1'000'000'000;
     g_cpu = 5'000'000;
   }
+  // The name the namer gives, or "(later)" when it asks to be asked again.
+  std::string NameOf(uint64_t code_addr, uint64_t posted, bool force = false) {
+    const IntrinsicName* name = namer_.Name(code_addr, posted, force);
+    return name != nullptr ? name->name : "(later)";
+  }
   FakeCodeList list_;
   Stats stats_;
   IntrinsicNamer namer_{list_, NameStyle::kJava, stats_, Now, Cpu};
@@ -93,9 +98,9 @@ class IntrinsicNamerTest : public ::testing::Test {
 
 TEST_F(IntrinsicNamerTest, OneReadNamesEveryLoadPostedBeforeIt) {
   const uint64_t posted = g_now - 5'000'000;
-  EXPECT_EQ(namer_.Name(0x00007fadf0ec7a00, posted).name,
+  EXPECT_EQ(NameOf(0x00007fadf0ec7a00, posted),
             "java.lang.invoke.MethodHandle.linkToStatic(int, int, java.lang.invoke.MemberName)");
-  EXPECT_EQ(namer_.Name(0x00007fadf0ec9180, posted + 1).name,
+  EXPECT_EQ(NameOf(0x00007fadf0ec9180, posted + 1),
             "java.lang.invoke.MethodHandle.invokeBasic(java.lang.Object, int)");
   EXPECT_EQ(list_.reads, 1);
   EXPECT_EQ(stats_.intrinsics_named.Get(), 2u);
@@ -104,18 +109,18 @@ TEST_F(IntrinsicNamerTest, OneReadNamesEveryLoadPostedBeforeIt) {
 }
 
 TEST_F(IntrinsicNamerTest, ALoadPostedAfterTheReadIsReadAgain) {
-  (void)namer_.Name(0x00007fadf0ec7a00, g_now - 1);
+  (void)NameOf(0x00007fadf0ec7a00, g_now - 1);
   g_now += 50'000'000;
   // Another intrinsic now lives at an address the old list named: the old list must not name it.
   list_.list = "30 0 0 java.lang.invoke.MethodHandle.linkToSpecial(Ljava/lang/Object;JILjava/lang/invoke/MemberName;)J "
                "[0x00007fadf0ec7890, 0x00007fadf0ec7a00 - 0x00007fadf0ec7a20]\n";
-  EXPECT_EQ(namer_.Name(0x00007fadf0ec7a00, g_now - 1).name,
+  EXPECT_EQ(NameOf(0x00007fadf0ec7a00, g_now - 1),
             "java.lang.invoke.MethodHandle.linkToSpecial(java.lang.Object, long, int, java.lang.invoke.MemberName)");
   EXPECT_EQ(list_.reads, 2);
 }
 
 TEST_F(IntrinsicNamerTest, GoneFromTheCodeCacheIsUnknownNotAnotherName) {
-  EXPECT_EQ(namer_.Name(0x1234, g_now - 1).name, "java.lang.invoke.MethodHandle.<intrinsic>(signature unknown)");
+  EXPECT_EQ(NameOf(0x1234, g_now - 1), "java.lang.invoke.MethodHandle.<intrinsic>(signature unknown)");
   EXPECT_EQ(stats_.intrinsics_unnamed.Get(), 1u);
 }
 
@@ -123,7 +128,7 @@ TEST_F(IntrinsicNamerTest, WithoutACodeListEveryIntrinsicIsUnknownAndItIsAskedOn
   list_.available = false;
   for (int i = 0; i < 3; ++i) {
     g_now += 10'000'000;
-    EXPECT_EQ(namer_.Name(0x00007fadf0ec7a00, g_now - 1).name,
+    EXPECT_EQ(NameOf(0x00007fadf0ec7a00, g_now - 1),
               "java.lang.invoke.MethodHandle.<intrinsic>(signature unknown)");
   }
   EXPECT_EQ(list_.reads, 1);
@@ -135,16 +140,16 @@ TEST_F(IntrinsicNamerTest, ReadsStayWithinTheBudget) {
   // the last did: reads are allowed
   // while spent + 4 ms <= 10 ms + 0.1% of the time since the first read.
   list_.read_cost = 4'000'000;
-  (void)namer_.Name(0x00007fadf0ec7a00, g_now - 1);  // the first read: always
-  (void)namer_.Name(0x00007fadf0ec7a00, g_now - 1);  // 4 + 4 <= 10.012: allowed
+  (void)NameOf(0x00007fadf0ec7a00, g_now - 1);  // the first read: always
+  (void)NameOf(0x00007fadf0ec7a00, g_now - 1);  // 4 + 4 <= 10.012: allowed
   EXPECT_EQ(list_.reads, 2);
-  g_now += 1'000'000'000;  // 8 + 4 > 10 + 1.024 ms: skipped
-  EXPECT_EQ(namer_.Name(0x00007fadf0ec7a00, g_now - 1).name,
-            "java.lang.invoke.MethodHandle.<intrinsic>(signature unknown)");
+  g_now += 1'000'000'000;  // 8 + 4 > 10 + 1.024 ms: put off, the load waits
+  EXPECT_EQ(NameOf(0x00007fadf0ec7a00, g_now - 1), "(later)");
   EXPECT_EQ(list_.reads, 2);
-  EXPECT_EQ(stats_.intrinsic_lists_skipped.Get(), 1u);
+  EXPECT_EQ(stats_.intrinsic_lists_skipped.Get(), 0u) << "put off, not skipped";
+  EXPECT_EQ(stats_.intrinsics_named.Get() + stats_.intrinsics_unnamed.Get(), 2u) << "a wait is not counted";
   g_now += 1'500'000'000;  // 8 + 4 <= 10 + 2.524: allowed again
-  EXPECT_EQ(namer_.Name(0x00007fadf0ec7a00, g_now - 1).name,
+  EXPECT_EQ(NameOf(0x00007fadf0ec7a00, g_now - 1),
             "java.lang.invoke.MethodHandle.linkToStatic(int, int, java.lang.invoke.MemberName)");
   EXPECT_EQ(list_.reads, 3);
 }
@@ -152,23 +157,52 @@ TEST_F(IntrinsicNamerTest, ReadsStayWithinTheBudget) {
 TEST_F(IntrinsicNamerTest, TheExpectedCostGrowsWithTheCodeCache) {
   stats_.compiled_method_load.Add(300);
   list_.read_cost = 1'000'000;  // 1 ms with 300 nmethods
-  (void)namer_.Name(0x00007fadf0ec7a00, g_now - 1);
+  (void)NameOf(0x00007fadf0ec7a00, g_now - 1);
   stats_.compiled_method_load.Add(6000);  // 6,300 nmethods: about 21 ms, over 10 + 0.1 ms
   g_now += 100'000'000;
-  (void)namer_.Name(0x00007fadf0ec9180, g_now - 1);
+  (void)NameOf(0x00007fadf0ec9180, g_now - 1);
   EXPECT_EQ(list_.reads, 1);
   stats_.compiled_method_unload.Add(6000);  // back to 300: 1 ms expected, fits again
-  (void)namer_.Name(0x00007fadf0ec9180, g_now - 1);
+  (void)NameOf(0x00007fadf0ec9180, g_now - 1);
   EXPECT_EQ(list_.reads, 2);
 }
 
 TEST_F(IntrinsicNamerTest, AnExpensiveReadIsNotRepeated) {
   list_.read_cost = 30'000'000;  // a code cache grown large: over the budget by itself
-  (void)namer_.Name(0x00007fadf0ec7a00, g_now - 1);
+  (void)NameOf(0x00007fadf0ec7a00, g_now - 1);
   g_now += 10'000'000'000;  // 30 + 30 > 10 + 10.03 ms
-  (void)namer_.Name(0x00007fadf0ec9180, g_now - 1);
+  EXPECT_EQ(NameOf(0x00007fadf0ec9180, g_now - 1), "(later)");
+  EXPECT_EQ(list_.reads, 1);
+  EXPECT_EQ(stats_.intrinsics_unnamed.Get(), 0u);
+}
+
+// Before the writer detaches it forces a read: one read, past the budget, names every load
+// posted before it.
+TEST_F(IntrinsicNamerTest, AForcedReadIgnoresTheBudgetAndServesEveryWaitingLoad) {
+  list_.read_cost = 30'000'000;
+  (void)NameOf(0x00007fadf0ec7a00, g_now - 1);
+  g_now += 1'000'000'000;
+  const uint64_t first = g_now - 2, second = g_now - 1;
+  EXPECT_EQ(NameOf(0x00007fadf0ec7a00, first), "(later)");
+  EXPECT_EQ(NameOf(0x00007fadf0ec7a00, first, /*force=*/true),
+            "java.lang.invoke.MethodHandle.linkToStatic(int, int, java.lang.invoke.MemberName)");
+  EXPECT_EQ(NameOf(0x00007fadf0ec9180, second), "java.lang.invoke.MethodHandle.invokeBasic(java.lang.Object, int)")
+      << "the forced read serves a load posted before it without another";
+  EXPECT_EQ(list_.reads, 2);
+  EXPECT_EQ(stats_.intrinsic_list_ns.Get(), 60'000'000u) << "a forced read is spent from the budget too";
+}
+
+// A forced read runs while the JVM waits in VMDeath: not when it is expected to cost more than
+// kForcedReadMaxNs. The loads are then unnamed, not left waiting.
+TEST_F(IntrinsicNamerTest, AForcedReadExpectedToCostTooMuchIsNotMade) {
+  list_.read_cost = IntrinsicNamer::kForcedReadMaxNs + 1;
+  (void)NameOf(0x00007fadf0ec7a00, g_now - 1);
+  g_now += 1'000'000'000;
+  EXPECT_EQ(NameOf(0x00007fadf0ec9180, g_now - 1, /*force=*/true),
+            "java.lang.invoke.MethodHandle.<intrinsic>(signature unknown)");
   EXPECT_EQ(list_.reads, 1);
   EXPECT_EQ(stats_.intrinsics_unnamed.Get(), 1u);
+  EXPECT_EQ(stats_.intrinsic_lists_skipped.Get(), 1u);
 }
 
 }  // namespace

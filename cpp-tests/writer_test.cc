@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "agent/clock.h"
 #include "agent/code_event.h"
 #include "agent/names.h"
 #include "test_dump_reader.h"
@@ -338,11 +339,16 @@ class FakeResolver final : public LoadResolver {
     ++detaches;
   }
   void Forget(MethodId method) override { forgotten.push_back(method); }
-  const IntrinsicName* NameIntrinsic(uint64_t code_addr, uint64_t posted) override {
+  // Names an intrinsic after its address once `reads_allowed` (a read fits the budget) or when forced.
+  IntrinsicAnswer NameIntrinsic(uint64_t code_addr, uint64_t posted, bool force) override {
     if (!attached || std::this_thread::get_id() != attach_thread) ++resolved_elsewhere;
+    if (!reads_allowed && !force) return {nullptr, true};
+    forced_reads += force;
     intrinsic_.name = "intrinsic@" + std::to_string(code_addr) + "/" + std::to_string(posted);
-    return &intrinsic_;
+    return {&intrinsic_, false};
   }
+  bool reads_allowed = true;
+  int forced_reads = 0;
 
   std::thread::id attach_thread;
   std::atomic<bool> attached{false};
@@ -365,6 +371,23 @@ void PushDeferred(RecordQueue& queue, uint64_t ts, uint64_t addr, size_t frames)
   blob.code = code.data();
   CodeEvent* load =
       NewDeferredLoad(queue, blob, 42, std::span<const ScopePc>(&pc, frames != 0 ? 1 : 0), scope, 0);
+  ASSERT_NE(load, nullptr);
+  ASSERT_TRUE(queue.Push(load));
+}
+
+// A method-handle intrinsic as a callback queues it: a placeholder name for the writer to replace.
+void PushIntrinsic(RecordQueue& queue, uint64_t ts, uint64_t addr) {
+  static const std::string unknown = UnknownIntrinsicName(NameStyle::kJava).name;
+  std::vector<uint8_t> code(0x20, 0x90);
+  CodeBlob blob;
+  blob.timestamp = ts;
+  blob.code_addr = addr;
+  blob.code_size = code.size();
+  blob.code = code.data();
+  LoadNames names;
+  names.name = names.perf_map_name = unknown;
+  names.intrinsic_unnamed = true;
+  CodeEvent* load = NewNamedLoad(queue, EventKind::kCompiledLoad, blob, names);
   ASSERT_NE(load, nullptr);
   ASSERT_TRUE(queue.Push(load));
 }
@@ -451,20 +474,7 @@ TEST_F(WriterTest, IntrinsicsNamedInCallbacksAreNamedByTheAttachedWriter) {
   hand_off.SetResolver(&resolver);
   ASSERT_TRUE(writer.Open(1, 1000));
   const std::string unknown = UnknownIntrinsicName(NameStyle::kJava).name;
-  const auto push_intrinsic = [&](uint64_t ts, uint64_t addr) {
-    std::vector<uint8_t> code(0x20, 0x90);
-    CodeBlob blob;
-    blob.timestamp = ts;
-    blob.code_addr = addr;
-    blob.code_size = code.size();
-    blob.code = code.data();
-    LoadNames names;
-    names.name = names.perf_map_name = unknown;
-    names.intrinsic_unnamed = true;
-    CodeEvent* load = NewNamedLoad(queue, EventKind::kCompiledLoad, blob, names);
-    ASSERT_NE(load, nullptr);
-    ASSERT_TRUE(queue.Push(load));
-  };
+  const auto push_intrinsic = [&](uint64_t ts, uint64_t addr) { PushIntrinsic(queue, ts, addr); };
   push_intrinsic(5000, 0x1000);
   EXPECT_EQ(writer.ProcessAvailable(), 1u);  // not attached: nobody can read the code list
   EXPECT_EQ(stats.intrinsics_unnamed.Get(), 1u);
@@ -484,6 +494,103 @@ TEST_F(WriterTest, IntrinsicsNamedInCallbacksAreNamedByTheAttachedWriter) {
     if (r.id == 0) names.push_back(r.name);
   }
   EXPECT_EQ(names, (std::vector<std::string>{unknown, "intrinsic@8192/5001", "app.Main.run()"}));
+}
+
+std::vector<std::string> LoadNamesIn(const std::string& dump) {
+  std::vector<std::string> names;
+  for (const TestRecord& r : test_support::WalkRecords(test_support::ReadFileBytes(dump))) {
+    if (r.id == 0) names.push_back(r.name);
+  }
+  return names;
+}
+
+// A code-list read the budget puts off (intrinsic_names.h): the intrinsic waits, and so does
+// every intrinsic after it, while other loads are written; a later read names them all. One
+// whose code is unloaded meanwhile is written (unnamed) before its unload.
+TEST_F(WriterTest, IntrinsicsWaitForACodeListReadTheBudgetAllows) {
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
+  FakeResolver resolver;
+  hand_off.SetResolver(&resolver);
+  ASSERT_TRUE(writer.Open(1, 1000));
+  hand_off.BeginDeferring();
+  ASSERT_FALSE(hand_off.Serve([] {}));  // this thread stands in for the writer: attach
+  const uint64_t now = MonotonicNanos();
+  resolver.reads_allowed = false;
+  PushIntrinsic(queue, now, 0x1000);
+  PushLoad(queue, now + 1, 0x2000, 0x20, "app.Main.run()");
+  PushIntrinsic(queue, now + 2, 0x3000);
+  EXPECT_EQ(writer.ProcessAvailable(), 3u);
+  EXPECT_EQ(LoadNamesIn(writer.dump_path()), std::vector<std::string>{"app.Main.run()"});
+  EXPECT_EQ(stats.intrinsics_waited.Get(), 2u);
+  PushUnload(queue, now + 3, 0x3000);
+  EXPECT_EQ(writer.ProcessAvailable(), 1u);
+  EXPECT_EQ(stats.intrinsics_unnamed.Get(), 1u);
+  resolver.reads_allowed = true;
+  EXPECT_EQ(writer.ProcessAvailable(), 0u);  // nothing queued: the waiting one is named
+  hand_off.DetachAtExit();
+
+  const std::string unknown = UnknownIntrinsicName(NameStyle::kJava).name;
+  EXPECT_EQ(LoadNamesIn(writer.dump_path()),
+            (std::vector<std::string>{"app.Main.run()", unknown, "intrinsic@4096/" + std::to_string(now)}));
+  EXPECT_EQ(resolver.forced_reads, 0);
+  EXPECT_EQ(stats.code_loads_written.Get(), 3u);
+  EXPECT_EQ(stats.Unaccounted(), 0u);
+  EXPECT_EQ(queue.bytes_in_flight(), 0u);
+}
+
+// An intrinsic still waiting when the writer detaches (VM death) is named by one read past the
+// budget (IntrinsicNamer::kForcedReadMaxNs).
+TEST_F(WriterTest, IntrinsicsStillWaitingWhenTheWriterDetachesForceARead) {
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
+  FakeResolver resolver;
+  resolver.reads_allowed = false;
+  hand_off.SetResolver(&resolver);
+  ASSERT_TRUE(writer.Open(1, 1000));
+  writer.Start();
+  hand_off.BeginDeferring();
+  for (int i = 0; i < 5000 && !resolver.attached; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(resolver.attached);
+  const uint64_t now = MonotonicNanos();
+  PushIntrinsic(queue, now, 0x1000);
+  PushIntrinsic(queue, now + 1, 0x2000);
+  EXPECT_TRUE(hand_off.StopDeferring(5000));
+  writer.Finish(now + 2, 5000);
+
+  EXPECT_EQ(resolver.forced_reads, 2);  // the fake reads per load; the real namer once for all
+  EXPECT_EQ(resolver.resolved_elsewhere, 0);
+  EXPECT_EQ(LoadNamesIn(writer.dump_path()),
+            (std::vector<std::string>{"intrinsic@4096/" + std::to_string(now),
+                                      "intrinsic@8192/" + std::to_string(now + 1)}));
+  EXPECT_EQ(stats.intrinsics_unnamed.Get(), 0u);
+  EXPECT_EQ(stats.Unaccounted(), 0u);
+}
+
+// Memory stays bounded: with kMaxHeldIntrinsics waiting, the oldest is written unnamed.
+TEST_F(WriterTest, AtMostKMaxHeldIntrinsicsWait) {
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
+  FakeResolver resolver;
+  resolver.reads_allowed = false;
+  hand_off.SetResolver(&resolver);
+  ASSERT_TRUE(writer.Open(1, 1000));
+  hand_off.BeginDeferring();
+  ASSERT_FALSE(hand_off.Serve([] {}));  // this thread stands in for the writer: attach
+  const uint64_t now = MonotonicNanos();
+  const size_t held = Writer::kMaxHeldIntrinsics;
+  for (size_t i = 0; i <= held; ++i) {
+    PushIntrinsic(queue, now + i, 0x1000 * (i + 1));
+    EXPECT_EQ(writer.ProcessAvailable(), 1u);
+  }
+  EXPECT_EQ(LoadNamesIn(writer.dump_path()), std::vector<std::string>{UnknownIntrinsicName(NameStyle::kJava).name});
+  EXPECT_EQ(stats.intrinsics_unnamed.Get(), 1u);
+  resolver.reads_allowed = true;
+  EXPECT_EQ(writer.ProcessAvailable(), 0u);
+  hand_off.DetachAtExit();
+  EXPECT_EQ(stats.code_loads_written.Get(), held + 1);
+  EXPECT_EQ(LoadNamesIn(writer.dump_path())[1], "intrinsic@8192/" + std::to_string(now + 1));
+  EXPECT_EQ(stats.Unaccounted(), 0u);
 }
 
 // Records that reach a writer whose dump is not open (never created, or already closed) are
