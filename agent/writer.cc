@@ -297,37 +297,44 @@ bool Writer::NameIntrinsic(const CodeEvent& load, bool force, LoadNames* names) 
 }
 
 void Writer::SettleHeldIntrinsics(bool force) {
-  if (held_intrinsics_.empty()) return;
-  size_t settled = 0;
-  for (; settled < held_intrinsics_.size(); ++settled) {
-    CodeEvent* event = held_intrinsics_[settled];
+  while (!held_intrinsics_.empty()) {
+    CodeEvent* event = held_intrinsics_.front();
     LoadNames names;
     names.name = unknown_intrinsic_.name;
     names.perf_map_name = unknown_intrinsic_.perf_map_name();
-    // One read serves them all: when the first has to wait, so do the rest.
-    if (!NameIntrinsic(*event, force, &names)) break;
-    EventGuard guard(queue_, event);
     try {
-      Emit(guard, names);
-    } catch (const std::bad_alloc&) {
-      stats_.lost_allocation.Add();
-      WarnFailure("writing a record", std::current_exception());
-    } catch (...) {
-      stats_.lost_writer_error.Add();
-      WarnFailure("writing a record", std::current_exception());
+      // One read serves them all: when the first has to wait, so do the rest.
+      if (!NameIntrinsic(*event, force, &names)) return;
+    } catch (...) {  // no memory for the list: written with the placeholder
+      stats_.intrinsics_unnamed.Add();
+      WarnFailure("naming a method-handle intrinsic", std::current_exception());
     }
+    held_intrinsics_.erase(held_intrinsics_.begin());  // at most kMaxHeldIntrinsics pointers
+    EmitHeld(event, names);
   }
-  held_intrinsics_.erase(held_intrinsics_.begin(), held_intrinsics_.begin() + static_cast<ptrdiff_t>(settled));
 }
 
 void Writer::WriteHeldUnnamed(std::vector<CodeEvent*>::iterator held) {
-  EventGuard guard(queue_, *held);
+  CodeEvent* event = *held;
   held_intrinsics_.erase(held);
   LoadNames names;
   names.name = unknown_intrinsic_.name;
   names.perf_map_name = unknown_intrinsic_.perf_map_name();
   stats_.intrinsics_unnamed.Add();
-  Emit(guard, names);
+  EmitHeld(event, names);
+}
+
+void Writer::EmitHeld(CodeEvent* event, const LoadNames& names) {
+  EventGuard guard(queue_, event);
+  try {
+    Emit(guard, names);
+  } catch (const std::bad_alloc&) {
+    stats_.lost_allocation.Add();
+    WarnFailure("writing a record", std::current_exception());
+  } catch (...) {
+    stats_.lost_writer_error.Add();
+    WarnFailure("writing a record", std::current_exception());
+  }
 }
 
 void Writer::ReportUnnamed() {
@@ -576,11 +583,7 @@ size_t Writer::ProcessAvailable() {
       WarnFailure("writing a record", std::current_exception());
     }
   }
-  try {
-    SettleHeldIntrinsics(/*force=*/false);
-  } catch (...) {
-    WarnFailure("naming method-handle intrinsics", std::current_exception());
-  }
+  SettleHeldIntrinsics(/*force=*/false);  // catches what it throws
   WritePending();
   if (perf_map_.is_open()) {
     long lines = 0;

@@ -82,6 +82,8 @@ class Writer {
   // Writes a held intrinsic as it is, unnamed: its code is being unloaded (no list names it
   // any more), or kMaxHeldIntrinsics wait.
   void WriteHeldUnnamed(std::vector<CodeEvent*>::iterator held);
+  // Writes (Emit) a load taken out of held_intrinsics_; counts it lost if that throws.
+  void EmitHeld(CodeEvent* event, const LoadNames& names);
   // One warning at the end when loads were written without names (stats: unnamed_loads).
   void ReportUnnamed();
   // One popped event: written, counted as a duplicate or lost, or applied (an unload). Frees it

@@ -343,11 +343,13 @@ class FakeResolver final : public LoadResolver {
   IntrinsicAnswer NameIntrinsic(uint64_t code_addr, uint64_t posted, bool force) override {
     if (!attached || std::this_thread::get_id() != attach_thread) ++resolved_elsewhere;
     if (!reads_allowed && !force) return {nullptr, true};
+    if (read_throws) throw std::bad_alloc();
     forced_reads += force;
     intrinsic_.name = "intrinsic@" + std::to_string(code_addr) + "/" + std::to_string(posted);
     return {&intrinsic_, false};
   }
   bool reads_allowed = true;
+  bool read_throws = false;  // as the real read does without memory for the list
   int forced_reads = 0;
 
   std::thread::id attach_thread;
@@ -565,6 +567,33 @@ TEST_F(WriterTest, IntrinsicsStillWaitingWhenTheWriterDetachesForceARead) {
                                       "intrinsic@8192/" + std::to_string(now + 1)}));
   EXPECT_EQ(stats.intrinsics_unnamed.Get(), 0u);
   EXPECT_EQ(stats.Unaccounted(), 0u);
+}
+
+// A read that fails for want of memory leaves nothing waiting and loses nothing: the loads are
+// written with the placeholder, counted unnamed.
+TEST_F(WriterTest, AFailingReadWritesTheWaitingIntrinsicsUnnamed) {
+  Pipeline pipeline(options_);
+  auto& [stats, queue, hand_off, writer] = pipeline;
+  FakeResolver resolver;
+  resolver.reads_allowed = false;
+  hand_off.SetResolver(&resolver);
+  ASSERT_TRUE(writer.Open(1, 1000));
+  hand_off.BeginDeferring();
+  ASSERT_FALSE(hand_off.Serve([] {}));  // this thread stands in for the writer: attach
+  const uint64_t now = MonotonicNanos();
+  PushIntrinsic(queue, now, 0x1000);
+  PushIntrinsic(queue, now + 1, 0x2000);
+  EXPECT_EQ(writer.ProcessAvailable(), 2u);
+  resolver.reads_allowed = true;
+  resolver.read_throws = true;
+  EXPECT_EQ(writer.ProcessAvailable(), 0u);
+  hand_off.DetachAtExit();
+  const std::string unknown = UnknownIntrinsicName(NameStyle::kJava).name;
+  EXPECT_EQ(LoadNamesIn(writer.dump_path()), (std::vector<std::string>{unknown, unknown}));
+  EXPECT_EQ(stats.intrinsics_unnamed.Get(), 2u);
+  EXPECT_EQ(stats.LostTotal(), 0u);
+  EXPECT_EQ(stats.Unaccounted(), 0u);
+  EXPECT_EQ(queue.bytes_in_flight(), 0u);
 }
 
 // Memory stays bounded: with kMaxHeldIntrinsics waiting, the oldest is written unnamed.
