@@ -72,7 +72,7 @@ void CopyNames(Tail& tail, const LoadNames& names, CodeEvent& e) {
   e.names.perf_map_name = names.perf_map_name == names.name ? e.names.name : tail.Copy(names.perf_map_name);
   e.names.lines = CopyLines(tail, names.lines);
   e.names.inline_info = nullptr;
-  e.names.intrinsic_unnamed = names.intrinsic_unnamed;
+  e.names.intrinsic_placeholder = names.intrinsic_placeholder;
   if (names.inline_info != nullptr) {
     const jitdump::InlineDebugInfo& in = *names.inline_info;
     e.inline_info.timestamp = in.timestamp;

@@ -53,7 +53,7 @@ struct LoadNames {
   // A method-handle intrinsic: `name` is a placeholder that says its signature is unknown,
   // and the writer names it from the JVM's code list if it can (intrinsic_names.h), counting
   // it named or unnamed then.
-  bool intrinsic_unnamed = false;
+  bool intrinsic_placeholder = false;
 };
 
 // What every callback hands over about its code blob: views into memory that is valid only

@@ -128,7 +128,8 @@ const IntrinsicName* IntrinsicNamer::Name(uint64_t code_addr, uint64_t posted, b
   // A list read after the load was posted holds its nmethod (it was installed before HotSpot
   // posted the load) unless it is gone again. An older list may hold another nmethod at a
   // reused address: read anew (one read then serves every load posted before it).
-  if ((table_time_ == 0 || table_time_ < posted) && !Refresh(force) && !unavailable_ && !force) return nullptr;
+  const bool stale = table_time_ == 0 || table_time_ < posted;
+  if (stale && !Refresh(force) && !force && !unavailable_) return nullptr;  // put off: ask again later
   if (table_time_ != 0 && table_time_ >= posted) {
     auto it = table_.find(code_addr);
     if (it != table_.end()) {

@@ -46,7 +46,7 @@ LoadNames LoadNamer::Name(MethodCache& cache, const CompiledMethod& load) {
     // the writer to replace from the JVM's code list (Writer::NameIntrinsic).
     names.name = unknown_intrinsic_.name;
     names.perf_map_name = unknown_intrinsic_.perf_map_name();
-    names.intrinsic_unnamed = true;
+    names.intrinsic_placeholder = true;
   }
   names.lines = entries_;
   if (inline_info_ && !sites_.empty()) {

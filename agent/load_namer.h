@@ -44,7 +44,6 @@ class LoadNamer {
   // valid until the next Name or until the cache changes.
   LoadNames Name(MethodCache& cache, const CompiledMethod& load);
 
-
  private:
   const bool lines_;
   const bool inline_info_;

@@ -292,7 +292,7 @@ bool Writer::NameIntrinsic(const CodeEvent& load, bool force, LoadNames* names) 
     names->name = answer.name->name;
     names->perf_map_name = answer.name->perf_map_name();
   }
-  names->intrinsic_unnamed = false;
+  names->intrinsic_placeholder = false;
   return true;
 }
 
@@ -542,7 +542,7 @@ void Writer::Process(CodeEvent* event) {
   LoadNames names = event->names;
   const bool deferred = event->kind == EventKind::kCompiledLoad && !event->resolved;
   if (deferred && !ResolveDeferred(*event, &names)) return;  // counted by cause
-  if (names.intrinsic_unnamed) {
+  if (names.intrinsic_placeholder) {
     // Native wrappers carry no lines; one that did could not wait, as its rows point into the
     // resolver's buffers.
     const bool can_wait = names.lines.empty() && names.inline_info == nullptr;

@@ -156,8 +156,8 @@ TEST_F(CompiledLoadTest, AnIntrinsicNamedInACallbackSaysItsSignatureIsUnknown) {
   EXPECT_EQ(intrinsic->names.name, "java.lang.invoke.MethodHandle.<intrinsic>(signature unknown)");
   EXPECT_EQ(java->names.name, "java.lang.invoke.MethodHandle.asType(java.lang.invoke.MethodType)")
       << "a Java method of MethodHandle keeps its own name";
-  EXPECT_TRUE(intrinsic->names.intrinsic_unnamed) << "for the writer to settle";
-  EXPECT_FALSE(java->names.intrinsic_unnamed);
+  EXPECT_TRUE(intrinsic->names.intrinsic_placeholder) << "for the writer to settle";
+  EXPECT_FALSE(java->names.intrinsic_placeholder);
   EXPECT_EQ(s.stats.intrinsics_unnamed.Get(), 0u) << "counted where it is settled: the writer";
   EXPECT_EQ(s.stats.intrinsics_named.Get(), 0u);
   s.queue.Free(intrinsic);

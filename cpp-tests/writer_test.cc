@@ -388,7 +388,7 @@ void PushIntrinsic(RecordQueue& queue, uint64_t ts, uint64_t addr) {
   blob.code = code.data();
   LoadNames names;
   names.name = names.perf_map_name = unknown;
-  names.intrinsic_unnamed = true;
+  names.intrinsic_placeholder = true;
   CodeEvent* load = NewNamedLoad(queue, EventKind::kCompiledLoad, blob, names);
   ASSERT_NE(load, nullptr);
   ASSERT_TRUE(queue.Push(load));
