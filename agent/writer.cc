@@ -48,6 +48,18 @@ void WarnFailure(const char* what, const std::exception_ptr& error) {
   }
 }
 
+// A load that writing it threw for: counted lost by cause (no memory, or anything else).
+void CountLostLoad(Stats& stats, const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::bad_alloc&) {
+    stats.lost_allocation.Add();
+  } catch (...) {
+    stats.lost_writer_error.Add();
+  }
+  WarnFailure("writing a record", error);
+}
+
 // perf's default layout: <base>/.debug/jit/java-jit-YYYYMMDD.XXXXXX, base = $JITDUMPDIR or $HOME.
 bool MakeDefaultDirectory(std::string* dir) {
   const char* base = getenv("JITDUMPDIR");
@@ -296,12 +308,17 @@ bool Writer::NameIntrinsic(const CodeEvent& load, bool force, LoadNames* names) 
   return true;
 }
 
+LoadNames Writer::PlaceholderNames() const {
+  LoadNames names;
+  names.name = unknown_intrinsic_.name;
+  names.perf_map_name = unknown_intrinsic_.perf_map_name();
+  return names;
+}
+
 void Writer::SettleHeldIntrinsics(bool force) {
   while (!held_intrinsics_.empty()) {
     CodeEvent* event = held_intrinsics_.front();
-    LoadNames names;
-    names.name = unknown_intrinsic_.name;
-    names.perf_map_name = unknown_intrinsic_.perf_map_name();
+    LoadNames names = PlaceholderNames();
     try {
       // One read serves them all: when the first has to wait, so do the rest.
       if (!NameIntrinsic(*event, force, &names)) return;
@@ -317,23 +334,16 @@ void Writer::SettleHeldIntrinsics(bool force) {
 void Writer::WriteHeldUnnamed(std::vector<CodeEvent*>::iterator held) {
   CodeEvent* event = *held;
   held_intrinsics_.erase(held);
-  LoadNames names;
-  names.name = unknown_intrinsic_.name;
-  names.perf_map_name = unknown_intrinsic_.perf_map_name();
   stats_.intrinsics_unnamed.Add();
-  EmitHeld(event, names);
+  EmitHeld(event, PlaceholderNames());
 }
 
 void Writer::EmitHeld(CodeEvent* event, const LoadNames& names) {
   EventGuard guard(queue_, event);
   try {
     Emit(guard, names);
-  } catch (const std::bad_alloc&) {
-    stats_.lost_allocation.Add();
-    WarnFailure("writing a record", std::current_exception());
   } catch (...) {
-    stats_.lost_writer_error.Add();
-    WarnFailure("writing a record", std::current_exception());
+    CountLostLoad(stats_, std::current_exception());
   }
 }
 
@@ -543,17 +553,19 @@ void Writer::Process(CodeEvent* event) {
   const bool deferred = event->kind == EventKind::kCompiledLoad && !event->resolved;
   if (deferred && !ResolveDeferred(*event, &names)) return;  // counted by cause
   if (names.intrinsic_placeholder) {
-    // Native wrappers carry no lines; one that did could not wait, as its rows point into the
-    // resolver's buffers.
-    const bool can_wait = names.lines.empty() && names.inline_info == nullptr;
-    if (can_wait && held_intrinsics_.size() >= kMaxHeldIntrinsics) WriteHeldUnnamed(held_intrinsics_.begin());
-    // Behind a held one it waits too: no list read since names either.
-    if (can_wait && (!held_intrinsics_.empty() || !NameIntrinsic(*event, /*force=*/false, &names))) {
-      held_intrinsics_.push_back(guard.release());  // capacity reserved: no allocation
-      stats_.intrinsics_waited.Add();
-      return;
+    if (!names.lines.empty() || names.inline_info != nullptr) {
+      // Native wrappers carry no lines; one that did could not wait, as its rows point into
+      // the resolver's buffers.
+      NameIntrinsic(*event, /*force=*/true, &names);
+    } else {
+      if (held_intrinsics_.size() >= kMaxHeldIntrinsics) WriteHeldUnnamed(held_intrinsics_.begin());
+      // Behind a held one it waits too: no list read since names either.
+      if (!held_intrinsics_.empty() || !NameIntrinsic(*event, /*force=*/false, &names)) {
+        held_intrinsics_.push_back(guard.release());  // capacity reserved: no allocation
+        stats_.intrinsics_waited.Add();
+        return;
+      }
     }
-    if (!can_wait) NameIntrinsic(*event, /*force=*/true, &names);
   }
   Emit(guard, names);
 }
@@ -574,13 +586,13 @@ size_t Writer::ProcessAvailable() {
     const bool load = event->kind != EventKind::kUnload;
     try {
       Process(event);
-    } catch (const std::bad_alloc&) {
-      // The event is freed (Process's guard) and not in the batch: count the record, go on.
-      if (load) stats_.lost_allocation.Add();
-      WarnFailure("writing a record", std::current_exception());
     } catch (...) {
-      if (load) stats_.lost_writer_error.Add();
-      WarnFailure("writing a record", std::current_exception());
+      // The event is freed (Process's guard) and not in the batch: count the record, go on.
+      if (load) {
+        CountLostLoad(stats_, std::current_exception());
+      } else {
+        WarnFailure("writing a record", std::current_exception());
+      }
     }
   }
   SettleHeldIntrinsics(/*force=*/false);  // catches what it throws

@@ -84,6 +84,8 @@ class Writer {
   void WriteHeldUnnamed(std::vector<CodeEvent*>::iterator held);
   // Writes (Emit) a load taken out of held_intrinsics_; counts it lost if that throws.
   void EmitHeld(CodeEvent* event, const LoadNames& names);
+  // The names a held intrinsic is written with until a code list names it.
+  LoadNames PlaceholderNames() const;
   // One warning at the end when loads were written without names (stats: unnamed_loads).
   void ReportUnnamed();
   // One popped event: written, counted as a duplicate or lost, or applied (an unload). Frees it
@@ -100,7 +102,7 @@ class Writer {
   void CompactPerfMap();
 
   const Options& options_;
-  const IntrinsicName unknown_intrinsic_;  // the placeholder a held intrinsic is written with
+  const IntrinsicName unknown_intrinsic_;  // PlaceholderNames()
   Stats& stats_;
   RecordQueue& queue_;
   HandOff& hand_off_;
