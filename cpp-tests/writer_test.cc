@@ -72,6 +72,14 @@ class WriterTest : public ::testing::Test {
   void PushUnload(RecordQueue& queue, uint64_t ts, uint64_t addr) {
     ASSERT_TRUE(queue.Push(NewUnload(queue, ts, addr, 0)));
   }
+  // The CODE_LOAD names of a dump, in file order.
+  static std::vector<std::string> LoadNamesIn(const std::string& dump) {
+    std::vector<std::string> names;
+    for (const TestRecord& r : test_support::WalkRecords(test_support::ReadFileBytes(dump))) {
+      if (r.id == 0) names.push_back(r.name);
+    }
+    return names;
+  }
 
   std::string dir_;
   Options options_;
@@ -172,12 +180,8 @@ TEST_F(WriterTest, ReplayedStubsAreWrittenOnlyWhereNothingIsKnown) {
   replay(0x9000, 0x80, "InlineCacheBuffer");  // never posted live
   replay(0xa000, 0x800, "C1 temporary CodeBuffer");  // scratch: never runs
   writer.Finish(9000, 5000);
-  const auto records = test_support::WalkRecords(test_support::ReadFileBytes(writer.dump_path()));
-  std::vector<std::string> names;
-  for (const auto& r : records) {
-    if (r.id == 0) names.push_back(r.name);
-  }
-  EXPECT_EQ(names, (std::vector<std::string>{"I2C/C2I adapters(0xabc)", "call_stub", "InlineCacheBuffer"}));
+  EXPECT_EQ(LoadNamesIn(writer.dump_path()),
+            (std::vector<std::string>{"I2C/C2I adapters(0xabc)", "call_stub", "InlineCacheBuffer"}));
   EXPECT_EQ(stats.duplicate_loads.Get(), 3u);
 }
 
@@ -377,6 +381,20 @@ void PushDeferred(RecordQueue& queue, uint64_t ts, uint64_t addr, size_t frames)
   ASSERT_TRUE(queue.Push(load));
 }
 
+// This thread stands in for the writer: asks for the attach and serves it.
+void AttachHere(HandOff& hand_off, const FakeResolver& resolver) {
+  hand_off.BeginDeferring();
+  ASSERT_FALSE(hand_off.Serve([] {}));
+  ASSERT_TRUE(resolver.attached);
+}
+
+// The started writer thread attaches: asks for it and waits until it has.
+void AwaitWriterAttach(HandOff& hand_off, const FakeResolver& resolver) {
+  hand_off.BeginDeferring();
+  for (int i = 0; i < 5000 && !resolver.attached; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(resolver.attached);
+}
+
 // A method-handle intrinsic as a callback queues it: a placeholder name for the writer to replace.
 void PushIntrinsic(RecordQueue& queue, uint64_t ts, uint64_t addr) {
   static const std::string unknown = UnknownIntrinsicName(NameStyle::kJava).name;
@@ -402,9 +420,7 @@ TEST_F(WriterTest, DeferredLoadsAreResolvedOnTheAttachedWriterThreadBeforeItDeta
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
   PushLoad(queue, 5000, 0x1000, 0x20, "before");  // resolved in its callback
-  hand_off.BeginDeferring();
-  for (int i = 0; i < 5000 && !resolver.attached; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  ASSERT_TRUE(resolver.attached);
+  ASSERT_NO_FATAL_FAILURE(AwaitWriterAttach(hand_off, resolver));
   PushDeferred(queue, 5001, 0x2000, 3);
   ASSERT_TRUE(queue.Push(NewUnload(queue, 5002, 0x2000, 77)));
   PushDeferred(queue, 5003, 0x2000, 0);  // reuses the address after the unload
@@ -418,12 +434,8 @@ TEST_F(WriterTest, DeferredLoadsAreResolvedOnTheAttachedWriterThreadBeforeItDeta
   EXPECT_EQ(resolver.resolved_elsewhere, 0);
   // The writer's own method cache follows the unloads too.
   EXPECT_EQ(resolver.forgotten, std::vector<MethodId>{77});
-  const auto records = test_support::WalkRecords(test_support::ReadFileBytes(writer.dump_path()));
-  std::vector<std::string> names;
-  for (const TestRecord& r : records) {
-    if (r.id == 0) names.push_back(r.name);
-  }
-  EXPECT_EQ(names, (std::vector<std::string>{"before", "resolved@8192/3", "resolved@8192/0"}));
+  EXPECT_EQ(LoadNamesIn(writer.dump_path()),
+            (std::vector<std::string>{"before", "resolved@8192/3", "resolved@8192/0"}));
   EXPECT_EQ(stats.LostTotal(), 0u);
   EXPECT_EQ(stats.resolve_latency.count(), 2u);
   EXPECT_EQ(queue.bytes_in_flight(), 0u);
@@ -452,9 +464,7 @@ TEST_F(WriterTest, ResolvingADeferredLoadTakesNoBudget) {
   FakeResolver resolver;
   hand_off.SetResolver(&resolver);
   ASSERT_TRUE(writer.Open(1, 1000));
-  hand_off.BeginDeferring();
-  ASSERT_FALSE(hand_off.Serve([] {}));  // this thread stands in for the writer: attach
-  ASSERT_TRUE(resolver.attached);
+  ASSERT_NO_FATAL_FAILURE(AttachHere(hand_off, resolver));
   for (int i = 0; i < 8; ++i) PushDeferred(queue, 5000 + static_cast<uint64_t>(i), 0x10000 * (i + 1ull), 200);
   const uint64_t held = queue.bytes_in_flight();
   EXPECT_EQ(stats.queue_bytes_high.Get(), held);
@@ -476,34 +486,20 @@ TEST_F(WriterTest, IntrinsicsNamedInCallbacksAreNamedByTheAttachedWriter) {
   hand_off.SetResolver(&resolver);
   ASSERT_TRUE(writer.Open(1, 1000));
   const std::string unknown = UnknownIntrinsicName(NameStyle::kJava).name;
-  const auto push_intrinsic = [&](uint64_t ts, uint64_t addr) { PushIntrinsic(queue, ts, addr); };
-  push_intrinsic(5000, 0x1000);
+  PushIntrinsic(queue, 5000, 0x1000);
   EXPECT_EQ(writer.ProcessAvailable(), 1u);  // not attached: nobody can read the code list
   EXPECT_EQ(stats.intrinsics_unnamed.Get(), 1u);
-  push_intrinsic(5001, 0x2000);  // queued before the writer attached
+  PushIntrinsic(queue, 5001, 0x2000);  // queued before the writer attached
   PushLoad(queue, 5002, 0x3000, 0x20, "app.Main.run()");
-  hand_off.BeginDeferring();
-  ASSERT_FALSE(hand_off.Serve([] {}));  // this thread stands in for the writer: attach
-  ASSERT_TRUE(resolver.attached);
+  ASSERT_NO_FATAL_FAILURE(AttachHere(hand_off, resolver));
   EXPECT_EQ(writer.ProcessAvailable(), 2u);
   hand_off.DetachAtExit();
 
   EXPECT_EQ(resolver.resolved_elsewhere, 0);
   EXPECT_EQ(stats.intrinsics_unnamed.Get(), 1u);
   EXPECT_EQ(stats.code_loads_written.Get(), 3u);
-  std::vector<std::string> names;
-  for (const TestRecord& r : test_support::WalkRecords(test_support::ReadFileBytes(writer.dump_path()))) {
-    if (r.id == 0) names.push_back(r.name);
-  }
-  EXPECT_EQ(names, (std::vector<std::string>{unknown, "intrinsic@8192/5001", "app.Main.run()"}));
-}
-
-std::vector<std::string> LoadNamesIn(const std::string& dump) {
-  std::vector<std::string> names;
-  for (const TestRecord& r : test_support::WalkRecords(test_support::ReadFileBytes(dump))) {
-    if (r.id == 0) names.push_back(r.name);
-  }
-  return names;
+  EXPECT_EQ(LoadNamesIn(writer.dump_path()),
+            (std::vector<std::string>{unknown, "intrinsic@8192/5001", "app.Main.run()"}));
 }
 
 // A code-list read the budget puts off (intrinsic_names.h): the intrinsic waits, and so does
@@ -515,8 +511,7 @@ TEST_F(WriterTest, IntrinsicsWaitForACodeListReadTheBudgetAllows) {
   FakeResolver resolver;
   hand_off.SetResolver(&resolver);
   ASSERT_TRUE(writer.Open(1, 1000));
-  hand_off.BeginDeferring();
-  ASSERT_FALSE(hand_off.Serve([] {}));  // this thread stands in for the writer: attach
+  ASSERT_NO_FATAL_FAILURE(AttachHere(hand_off, resolver));
   const uint64_t now = MonotonicNanos();
   resolver.reads_allowed = false;
   PushIntrinsic(queue, now, 0x1000);
@@ -551,9 +546,7 @@ TEST_F(WriterTest, IntrinsicsStillWaitingWhenTheWriterDetachesForceARead) {
   hand_off.SetResolver(&resolver);
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
-  hand_off.BeginDeferring();
-  for (int i = 0; i < 5000 && !resolver.attached; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  ASSERT_TRUE(resolver.attached);
+  ASSERT_NO_FATAL_FAILURE(AwaitWriterAttach(hand_off, resolver));
   const uint64_t now = MonotonicNanos();
   PushIntrinsic(queue, now, 0x1000);
   PushIntrinsic(queue, now + 1, 0x2000);
@@ -578,8 +571,7 @@ TEST_F(WriterTest, AFailingReadWritesTheWaitingIntrinsicsUnnamed) {
   resolver.reads_allowed = false;
   hand_off.SetResolver(&resolver);
   ASSERT_TRUE(writer.Open(1, 1000));
-  hand_off.BeginDeferring();
-  ASSERT_FALSE(hand_off.Serve([] {}));  // this thread stands in for the writer: attach
+  ASSERT_NO_FATAL_FAILURE(AttachHere(hand_off, resolver));
   const uint64_t now = MonotonicNanos();
   PushIntrinsic(queue, now, 0x1000);
   PushIntrinsic(queue, now + 1, 0x2000);
@@ -604,8 +596,7 @@ TEST_F(WriterTest, AtMostKMaxHeldIntrinsicsWait) {
   resolver.reads_allowed = false;
   hand_off.SetResolver(&resolver);
   ASSERT_TRUE(writer.Open(1, 1000));
-  hand_off.BeginDeferring();
-  ASSERT_FALSE(hand_off.Serve([] {}));  // this thread stands in for the writer: attach
+  ASSERT_NO_FATAL_FAILURE(AttachHere(hand_off, resolver));
   const uint64_t now = MonotonicNanos();
   const size_t held = Writer::kMaxHeldIntrinsics;
   for (size_t i = 0; i <= held; ++i) {
