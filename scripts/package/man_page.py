@@ -47,6 +47,10 @@ def main(argv):
     result = subprocess.run(command + ["--help"], env=env, capture_output=True, text=True)
     if result.returncode != 0 or not result.stdout.strip():
         sys.exit(f"man_page.py: {' '.join(command)} --help failed (exit {result.returncode}): {result.stderr}")
+    if result.stderr:
+        # A help text that writes to stderr lost part of itself on the way (a shell expansion in
+        # an unquoted here-document, say): the page would carry the gap.
+        sys.exit(f"man_page.py: {' '.join(command)} --help wrote to stderr: {result.stderr}")
 
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     when = (datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc) if epoch
