@@ -138,8 +138,31 @@ std::string FormatMethodName(NameStyle style, std::string_view class_signature, 
   return out;
 }
 
+namespace {
+
+// javac, kotlinc, scalac, groovyc and Clojure name a class's SourceFile by its file name alone and
+// keep the file in the package's directory (Clojure's loader requires it; the others by
+// convention). Other languages put whatever they like there: Jython a script's own name under a
+// generated package (org/python/pycode/), JRuby and Nashorn a script path.
+bool NamedInPackageDirectory(std::string_view source_file) {
+  if (source_file.find('/') != std::string_view::npos) return false;
+  const size_t dot = source_file.rfind('.');
+  if (dot == std::string_view::npos) return false;
+  const std::string_view extension = source_file.substr(dot + 1);
+  for (std::string_view known : {"java", "kt", "scala", "groovy", "clj", "cljc"}) {
+    if (extension == known) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string SourcePath(std::string_view class_signature, std::string_view source_file) {
   std::string out;
+  if (!NamedInPackageDirectory(source_file)) {
+    AppendClean(source_file, out);
+    return out;
+  }
   std::string_view name = class_signature;
   if (!name.empty() && name.front() == 'L') name.remove_prefix(1);
   if (!name.empty() && name.back() == ';') name.remove_suffix(1);

@@ -25,7 +25,9 @@ std::string FormatMethodName(NameStyle style, std::string_view class_signature, 
 std::string ModifiedUtf8ToUtf8(std::string_view text);
 
 // The file name perf and source browsers want: the class's package path plus its SourceFile
-// attribute. ("Ljava/util/HashMap$Node;", "HashMap.java") -> "java/util/HashMap.java".
+// attribute, for the languages whose source files live in their package's directory
+// (("Ljava/util/HashMap$Node;", "HashMap.java") -> "java/util/HashMap.java"); the SourceFile
+// alone for the others (a Jython class "Lorg/python/pycode/_pyx0;" of "fib.py" -> "fib.py").
 std::string SourcePath(std::string_view class_signature, std::string_view source_file);
 
 // The perf-map spellings, made together with the names they stand for: perf maps are read

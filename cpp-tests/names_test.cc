@@ -63,6 +63,19 @@ TEST(NamesTest, SourcePathCarriesThePackage) {
   EXPECT_EQ(SourcePath("Ljava/util/HashMap$Node;", "HashMap.java"), "java/util/HashMap.java");
   EXPECT_EQ(SourcePath("LFoo;", "Foo.java"), "Foo.java");
   EXPECT_EQ(SourcePath("Lcom/acme/Kt;", "Kt.kt"), "com/acme/Kt.kt");
+  EXPECT_EQ(SourcePath("Lscala/collection/Seq;", "Seq.scala"), "scala/collection/Seq.scala");
+  EXPECT_EQ(SourcePath("Lclojure/core$map;", "core.clj"), "clojure/core.clj");
+  EXPECT_EQ(SourcePath("Lgroovy/lang/Script;", "Script.groovy"), "groovy/lang/Script.groovy");
+}
+
+TEST(NamesTest, SourcePathOfScriptLanguagesIsTheirSourceFile) {
+  // Jython compiles fib.py into org/python/pycode/_pyx0: the package is Jython's, not the file's.
+  EXPECT_EQ(SourcePath("Lorg/python/pycode/_pyx0;", "fib.py"), "fib.py");
+  // JRuby and Nashorn name the script's path.
+  EXPECT_EQ(SourcePath("Lorg/jruby/gen/Script;", "/srv/app/main.rb"), "/srv/app/main.rb");
+  EXPECT_EQ(SourcePath("Ljdk/nashorn/internal/scripts/Script$Recompilation;", "lib/x.js"), "lib/x.js");
+  // A file name with no extension says nothing of where it lives.
+  EXPECT_EQ(SourcePath("Lcom/acme/Gen;", "generated"), "generated");
 }
 
 TEST(NamesTest, ModifiedUtf8BecomesStandardUtf8) {
