@@ -3,7 +3,7 @@
 // Every load's event is one block of a few KiB that a JVM thread fills and the writer frees
 // about a poll later. Through malloc and free, each freed block lands in glibc's unsorted bin,
 // and the writer's next malloc sorts them into bins: on javac that was a third of the writer's
-// samples (scripts/bench/RESULTS.md, sixth session). Here a block of a power-of-two size class
+// samples (docs/measurements.md). Here a block of a power-of-two size class
 // goes back on that class's lock-free free list, and the next event of the class takes it.
 // Bounded: at most kMaxPooledBytes wait on the lists; beyond that, and for events larger than
 // the largest class, blocks come from malloc and go back to free as before. Taking or giving a

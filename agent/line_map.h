@@ -1,6 +1,6 @@
 // From HotSpot's PcDescs to jitdump line rows. Pure: no JVMTI, unit-tested on its own.
 //
-// HotSpot semantics (README "What it records"; HotSpot's create_inline_record in
+// HotSpot semantics (docs/agent.md, "What it records"; HotSpot's create_inline_record in
 // prims/jvmtiExport.cpp builds compile_info): compile_info lists PcDescs in ascending pc order,
 // and a PcDesc's pc marks the END of the instruction run it describes (non-safepoint descs are
 // recorded after an instruction is emitted, opto/output.cpp; call descs are return addresses).

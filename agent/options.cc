@@ -1,4 +1,4 @@
-// The option table and everything made from it: parsing, messages, help, the README table
+// The option table and everything made from it: parsing, messages, help, the options table of docs/agent.md
 // (options.h).
 #include "agent/options.h"
 
@@ -313,7 +313,7 @@ const std::string& OptionsHelp() {
         "  Options may also come from the JITDUMPAGENT_OPTIONS environment variable and from a file\n"
         "  named by config= (one key=value per line, # comments). Precedence, lowest first:\n"
         "  config file < JITDUMPAGENT_OPTIONS < the -agentpath / jcmd option string. The sections\n"
-        "  named below are the README's.\n\n";
+        "  named below are docs/agent.md's.\n\n";
     for (const OptionSpec& spec : kOptions) {
       out += "  " + Usage(spec);
       if (HasDefault(spec)) out += "  (default: " + Plain(spec.default_text) + ")";

@@ -1,7 +1,7 @@
 // Agent options: "key=value,key=value" after the '=' of -agentpath, or from the environment
 // variable JITDUMPAGENT_OPTIONS, or from a file named by config=. One table (options.cc) says
 // for every key its syntax, default, meaning and accepted values; parsing, the "known:" list of
-// an unknown key, `help` and the README's options table all come from it. Pure, no I/O.
+// an unknown key, `help` and the options table of docs/agent.md all come from it. Pure, no I/O.
 #pragma once
 
 #include <cstdint>
@@ -84,7 +84,7 @@ struct OptionValue {
 };
 
 // Everything about one key. `syntax` follows "key=" (empty for a bare flag); `default_text`
-// and `meaning` are Markdown (the README's columns; `help` prints them without the markup);
+// and `meaning` are Markdown (docs/agent.md's columns; `help` prints them without the markup);
 // `accepted` ends the error for a bad value; `apply` returns false for a bad value and then
 // leaves the options as they were.
 struct OptionSpec {
@@ -96,7 +96,7 @@ struct OptionSpec {
   bool (*apply)(const OptionValue& value, Options& o);
 };
 
-// Every key, in the order help and the README list them.
+// Every key, in the order help and docs/agent.md list them.
 std::span<const OptionSpec> OptionTable();
 
 // Size with an optional K/M/G suffix (binary units).

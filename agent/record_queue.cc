@@ -25,7 +25,7 @@ constexpr uint64_t kMaxQueueNodes = 65536;
 constexpr uint64_t kWakeWriterAt = kMaxQueueNodes / 4;
 // The writer sleeps flush_ms between polls; a producer wakes it earlier once this much is
 // pending (a quarter of smaller budgets). Every sleep and wake-up costs the writer tens of µs of
-// CPU on a virtual machine (RESULTS.md), so it should wake for a write of a few hundred KiB,
+// CPU on a virtual machine (docs/measurements.md), so it should wake for a write of a few hundred KiB,
 // not for every few loads; one wake-up per drain at most (ArmWake), so a JVM thread calls the
 // handler about once per this many bytes of records.
 constexpr uint64_t kWakeWriterBytes = 256 * 1024;

@@ -87,7 +87,7 @@ struct Stats {
   Counter writer_cpu_ns;         // CPU time of the writer thread, all of it, taken when it ends
   Counter writer_sys_ns;         // the part of it spent in the kernel (writes, page cache)
   // Times the writer thread went to sleep (voluntary context switches): each costs a futex
-  // wait and a wake-up, which RESULTS.md measured at ~40% of the writer's samples on javac.
+  // wait and a wake-up, which was measured at ~40% of the writer's samples on javac.
   Counter writer_sleeps;
 
   // What did not reach the file, by reason (with the writer's lost_* above). Each is a code

@@ -384,7 +384,7 @@ void Writer::Run() {
     if (waiting) {
       wake_.wait_for(lock, std::chrono::milliseconds(1));  // for a deferring callback to queue its load
     } else if (!hand_off_.HasRequest()) {
-      // Every sleep and wake-up costs the writer CPU (RESULTS.md: tens of µs each on these VMs,
+      // Every sleep and wake-up costs the writer CPU (measured: tens of µs each on these VMs,
       // ~40% of its samples on javac at one per 10 ms). So it sleeps flush_ms (100 ms) unless
       // 256 KiB pending wake it sooner (record_queue.cc), and a poll that found nothing doubles
       // the next wait, up to 8 intervals: a JVM that compiles nothing costs a wake-up per 800 ms,

@@ -109,7 +109,7 @@ TEST(OptionsTest, ParseSizeSuffixes) {
   EXPECT_FALSE(ParseSize("99999999999999999999").has_value());
 }
 
-// The README's options table: the option table rendered as Markdown.
+// docs/agent.md's options table: the option table rendered as Markdown.
 std::string MarkdownTable() {
   const auto cell = [](std::string_view text) {  // '|' would end the cell
     std::string out;
@@ -128,11 +128,11 @@ std::string MarkdownTable() {
   return out;
 }
 
-// The README's options table is the option table rendered: the two cannot drift. (After a
-// change to agent/options.cc, paste the table this prints into README.md.)
+// docs/agent.md's options table is the option table rendered: the two cannot drift. (After a
+// change to agent/options.cc, paste the table this prints into docs/agent.md.)
 TEST(OptionsTableTest, ReadmeTableIsTheOptionTable) {
-  std::ifstream in(JITDUMPAGENT_README);
-  ASSERT_TRUE(in) << "cannot read " << JITDUMPAGENT_README;
+  std::ifstream in(JITDUMPAGENT_OPTIONS_DOC);
+  ASSERT_TRUE(in) << "cannot read " << JITDUMPAGENT_OPTIONS_DOC;
   std::string line, table;
   bool inside = false;
   while (std::getline(in, line)) {
@@ -140,7 +140,7 @@ TEST(OptionsTableTest, ReadmeTableIsTheOptionTable) {
     if (inside && line.empty()) break;
     if (inside) table += line + "\n";
   }
-  EXPECT_EQ(table, MarkdownTable()) << "README.md's options table differs from agent/options.cc's; "
+  EXPECT_EQ(table, MarkdownTable()) << "docs/agent.md's options table differs from agent/options.cc's; "
                                        "the table should read:\n" << MarkdownTable();
 }
 

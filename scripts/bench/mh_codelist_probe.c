@@ -1,4 +1,4 @@
-/* Measurement for scripts/bench/RESULTS.md, "MethodHandle intrinsics": can an agent name the
+/* A measurement (docs/agent.md, "Method names"): can an agent name the
  * JVM's method-handle intrinsic nmethods (invokeBasic, linkTo*) from inside the JVM?
  *
  * JVMTI hands every intrinsic's CompiledMethodLoad the same jmethodID, which resolves to the

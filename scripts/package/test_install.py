@@ -32,6 +32,7 @@ import time
 AGENT_PACKAGE = "libjitdumpagent"
 TOOLS_PACKAGE = "libjitdumpagent-tools"
 COMMANDS = ["jitdump", "perf-java", "jitdump-attach", "jitdump-collect", "jitdump-hotspot-view"]
+DOCS = ["agent", "deploying", "design", "measurements", "reports", "testing"]  # docs/*.md
 SYSTEM_PATH = "/usr/sbin:/usr/bin:/sbin:/bin"
 DEMO_SECONDS = "4"
 
@@ -66,7 +67,8 @@ def expected_files(bindir, libdir, datadir, mandir):
         + [f"{datadir}/libjitdumpagent/container/{f}" for f in ("Dockerfile", "Dockerfile.package", "README.md",
                                                                  "pod.yaml")]
         + [f"{datadir}/libjitdumpagent/service/jitdumpagent.conf"]
-        + [f"{datadir}/doc/libjitdumpagent/README.md"])
+        + [f"{datadir}/doc/libjitdumpagent/README.md"]
+        + [f"{datadir}/doc/libjitdumpagent/docs/{d}.md" for d in DOCS])
 
 
 def files_under(root):

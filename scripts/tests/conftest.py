@@ -1,6 +1,6 @@
 """Fixtures every suite shares (see README.md beside this file for the list) and the tree's rules:
 
-- a skip is allowed only through support.prereq.optional() (the optional tests the top README's
+- a skip is allowed only through support.prereq.optional() (the optional tests docs/testing.md's
   "What the tests need" lists); any other skip is reported as a failure, so no missing
   prerequisite can pass silently;
 - a run in which every test skipped exits 77, which meson reports as SKIP, not OK;
@@ -77,7 +77,7 @@ def pytest_runtest_makereport(item, call):
         reason = report.longrepr[2]
         if OPTIONAL_PREFIX not in reason:
             report.outcome = "failed"
-            report.longrepr = (f"{item.nodeid} skipped ({reason}), but only the optional tests the README's "
+            report.longrepr = (f"{item.nodeid} skipped ({reason}), but only the optional tests docs/testing.md's "
                                "\"What the tests need\" lists may skip: a missing prerequisite must fail")
     soft = item.funcargs.get("soft") if call.when == "call" else None
     if report.passed and soft is not None and soft.failures:

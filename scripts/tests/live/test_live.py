@@ -1,4 +1,4 @@
-"""Live profilers on a running JVM through its perf map (perfmap=on): what the README's
+"""Live profilers on a running JVM through its perf map (perfmap=on): what docs/deploying.md's
 "perf top / bpftrace on a live JVM" recipe promises."""
 from __future__ import annotations
 

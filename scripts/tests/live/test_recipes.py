@@ -1,4 +1,4 @@
-"""The README's service recipes, as far as this machine can run them: the systemd drop-in
+"""docs/deploying.md's service recipes, as far as this machine can run them: the systemd drop-in
 (scripts/service/jitdumpagent.conf) is verified by systemd-analyze and its environment runs the
 demo JVM with the agent; the container and Kubernetes files name the agent where the Debian
 package and the sidecar put it. Docker and Kubernetes themselves are not run here (no daemon,

@@ -4,7 +4,7 @@ check(cond, message, detail): a hard assertion; the test stops at the first fail
 message carries the detail (a JVM's stderr, a dump's description).
 SoftChecks: every check is printed as "ok" or "FAIL" and the test goes on, failing at the end
 with the list; for the long perf tests, where one run feeds many checks.
-figure(name, value): a measured figure, printed as "FIGURE name value" for the README's tables
+figure(name, value): a measured figure, printed as "FIGURE name value" for the tables of docs/measurements.md
 (grep FIGURE build/meson-logs/testlog.txt).
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Missing prerequisites: a required one fails the test with a message naming the Debian package
-that provides it; an optional one (listed in the top README's "What the tests need") skips with
+that provides it; an optional one (listed in docs/testing.md's "What the tests need") skips with
 the reason, which meson reports as SKIP (exit 77), never as a pass."""
 from __future__ import annotations
 
@@ -35,6 +35,6 @@ def require_root(why: str) -> None:
 
 
 def optional(reason: str) -> None:
-    """Skips an optional test (the top README's "What the tests need" lists which
+    """Skips an optional test (docs/testing.md's "What the tests need" lists which
     and why)."""
     pytest.skip(OPTIONAL_PREFIX + reason)

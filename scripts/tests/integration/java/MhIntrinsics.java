@@ -6,8 +6,8 @@ import java.util.function.IntSupplier;
 /**
  * Makes HotSpot generate method-handle intrinsic nmethods (invokeBasic, linkToStatic,
  * linkToVirtual, linkToSpecial, linkToInterface) for several basic-type signatures, then waits
- * so `jcmd <pid> Compiler.codelist` can list them next to the agent's dump (scripts/bench
- * RESULTS.md, "MethodHandle intrinsics"; scripts/tests/integration/test_names.py). Usage:
+ * so `jcmd <pid> Compiler.codelist` can list them next to the agent's dump (docs/agent.md,
+ * "Method names"; scripts/tests/integration/test_names.py). Usage:
  * java MhIntrinsics [seconds to wait [stop file: stop waiting once it exists]].
  */
 public class MhIntrinsics {
