@@ -66,13 +66,7 @@ void DumpFile::Discard() {
     marker_ = nullptr;
   }
   if (fd_ < 0) return;
-  // Only the file this object created: the name still leads to its inode.
-  struct stat ours, named;
-  if (dir_fd_ >= 0 && ::fstat(fd_, &ours) == 0 &&
-      ::fstatat(dir_fd_, name_.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 && ours.st_dev == named.st_dev &&
-      ours.st_ino == named.st_ino) {
-    ::unlinkat(dir_fd_, name_.c_str(), 0);
-  }
+  RemoveIfStillAt(dir_fd_, name_, fd_);
   ::close(fd_);
   fd_ = -1;
 }
@@ -94,36 +88,7 @@ Status DumpFile::Append(const void* data, size_t size) {
 
 Status DumpFile::Append(const struct iovec* iov, int iovcnt) {
   if (fd_ < 0) return Status::Error("write (file not open)", EBADF);
-  uint64_t offset = size_;
-  int index = 0;
-  size_t skip = 0;  // bytes of iov[index] already written
-  while (index < iovcnt) {
-    struct iovec batch[IOV_MAX];
-    int count = 0;
-    for (int i = index; i < iovcnt && count < IOV_MAX; ++i, ++count) {
-      const size_t already = i == index ? skip : 0;
-      batch[count].iov_base = static_cast<char*>(iov[i].iov_base) + already;
-      batch[count].iov_len = iov[i].iov_len - already;
-    }
-    const ssize_t written = ::pwritev(fd_, batch, count, static_cast<off_t>(offset));
-    if (written < 0 && errno == EINTR) continue;
-    if (written <= 0) {
-      const int err = written < 0 ? errno : ENOSPC;
-      // Cut the partial tail so the file still ends on a whole record.
-      if (offset != size_) (void)!::ftruncate(fd_, static_cast<off_t>(size_));
-      return Status::Error("write", err);
-    }
-    offset += static_cast<uint64_t>(written);
-    size_t left = static_cast<size_t>(written);
-    while (index < iovcnt && left >= iov[index].iov_len - skip) {
-      left -= iov[index].iov_len - skip;
-      skip = 0;
-      ++index;
-    }
-    skip += left;
-  }
-  size_ = offset;
-  return Status::Ok();
+  return AppendWholeRecords(fd_, &size_, iov, iovcnt);
 }
 
 Status DumpFile::Close(uint64_t timestamp) {

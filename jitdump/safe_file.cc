@@ -4,6 +4,7 @@
 #include "jitdump/safe_file.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -306,6 +307,47 @@ bool WriteAll(int fd, const void* data, size_t size) {
     done += static_cast<size_t>(n);
   }
   return true;
+}
+
+void RemoveIfStillAt(int dir_fd, const std::string& name, int fd) {
+  struct stat ours, named;
+  if (dir_fd >= 0 && ::fstat(fd, &ours) == 0 && ::fstatat(dir_fd, name.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+      SameFile(ours, named)) {
+    ::unlinkat(dir_fd, name.c_str(), 0);
+  }
+}
+
+Status AppendWholeRecords(int fd, uint64_t* end, const struct iovec* iov, int iovcnt) {
+  uint64_t offset = *end;
+  int index = 0;
+  size_t skip = 0;  // bytes of iov[index] already written
+  while (index < iovcnt) {
+    struct iovec batch[IOV_MAX];
+    int count = 0;
+    for (int i = index; i < iovcnt && count < IOV_MAX; ++i, ++count) {
+      const size_t already = i == index ? skip : 0;
+      batch[count].iov_base = static_cast<char*>(iov[i].iov_base) + already;
+      batch[count].iov_len = iov[i].iov_len - already;
+    }
+    const ssize_t written = ::pwritev(fd, batch, count, static_cast<off_t>(offset));
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) {
+      const int err = written < 0 ? errno : ENOSPC;
+      // Cut the partial tail so the file still ends on a whole record.
+      if (offset != *end) (void)!::ftruncate(fd, static_cast<off_t>(*end));
+      return Status::Error("write", err);
+    }
+    offset += static_cast<uint64_t>(written);
+    size_t left = static_cast<size_t>(written);
+    while (index < iovcnt && left >= iov[index].iov_len - skip) {
+      left -= iov[index].iov_len - skip;
+      skip = 0;
+      ++index;
+    }
+    skip += left;
+  }
+  *end = offset;
+  return Status::Ok();
 }
 
 Status MakeDirectories(const std::string& path, mode_t mode) {

@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include <cerrno>
 #include <cstddef>
@@ -107,6 +108,15 @@ std::string BaseName(const std::string& path);
 // write(2) until all `size` bytes are written (retrying EINTR and short writes); false on error,
 // with errno set.
 bool WriteAll(int fd, const void* data, size_t size);
+
+// Removes `name` from the directory `dir_fd` only while it still names the file open as `fd`
+// (a file this process created and is abandoning: never what someone put there since).
+void RemoveIfStillAt(int dir_fd, const std::string& name, int fd);
+
+// Appends whole records at *end (the end of the last whole record in `fd`) with pwritev: all
+// bytes land and *end moves past them, or, on failure, the file is cut back to *end, so a reader
+// never sees a torn record (the dump's and the method table's rule).
+Status AppendWholeRecords(int fd, uint64_t* end, const struct iovec* iov, int iovcnt);
 
 // mkdir -p with `mode` for the directories it creates. Existing components must be
 // directories (a symlink to a directory is accepted only for components that already exist
