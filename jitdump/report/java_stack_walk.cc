@@ -1,0 +1,157 @@
+// Walking HotSpot's frames in a copied user stack (java_stack_walk.h).
+#include "jitdump/report/java_stack_walk.h"
+
+#include <cstring>
+
+namespace jitdump::report {
+namespace {
+
+constexpr uint64_t kWord = 8;
+// A caller's frame lies above its callee's; further than this above it is no frame pointer
+// (HotSpot's largest frames are far smaller; thread stacks are 1 MiB by default).
+constexpr uint64_t kMaxFrameSize = 16u << 20;
+
+uint64_t SlotAddress(uint64_t fp, int32_t slot) {
+  return fp + static_cast<uint64_t>(static_cast<int64_t>(slot) * static_cast<int64_t>(kWord));
+}
+
+// Whether `next` can be the frame pointer of the caller of the frame at `fp`.
+bool PlausibleCaller(uint64_t fp, uint64_t next) {
+  return next > fp && next - fp <= kMaxFrameSize && next % kWord == 0;
+}
+
+}  // namespace
+
+bool StackCopy::Word(uint64_t addr, uint64_t* value) const {
+  if (addr < sp || addr - sp > bytes.size() || bytes.size() - (addr - sp) < kWord) return false;
+  std::memcpy(value, bytes.data() + (addr - sp), kWord);
+  return true;
+}
+
+bool JavaStackWalk::SetBci(WalkedFrame& frame, uint64_t bcp) {
+  if (frame.method == nullptr || !frame.method->Contains(bcp)) return false;
+  frame.bci = static_cast<int64_t>(bcp - frame.method->code_base);
+  return true;
+}
+
+bool JavaStackWalk::DecodeInterpreted(uint64_t fp, const StackCopy& stack, WalkedFrame* frame) {
+  uint64_t method = 0;
+  if (!stack.Word(SlotAddress(fp, slots_.method_slot), &method)) return false;
+  frame->method_ptr = method;
+  frame->covered = true;
+  const TableMethod* m = methods_.Find(method);
+  if (m == nullptr) return false;
+  if (m->native()) {  // no bytecodes: the slot holds 0
+    frame->method = m;
+    frame->bci = -1;
+    return true;
+  }
+  uint64_t bcp = 0;
+  if (!stack.Word(SlotAddress(fp, slots_.bcp_slot), &bcp) || !m->Contains(bcp)) return false;
+  frame->method = m;
+  return SetBci(*frame, bcp);
+}
+
+void JavaStackWalk::Callers(uint64_t fp, const StackCopy& stack, WalkResult& out) {
+  while (true) {
+    if (out.frames.size() >= kMaxFrames) {
+      out.end = WalkEnd::kMaxFrames;
+      return;
+    }
+    uint64_t next = 0;
+    uint64_t ret = 0;
+    if (!stack.Word(fp, &next) || !stack.Word(fp + kWord, &ret)) {
+      out.end = fp < stack.sp ? WalkEnd::kBrokenChain : WalkEnd::kStackCopyEnds;
+      return;
+    }
+    if (ret == 0) {
+      out.end = WalkEnd::kOutermost;
+      return;
+    }
+    WalkedFrame frame;
+    frame.pc = ret;
+    frame.return_address = true;
+    const CodeKind kind = code_.KindAt(ret);
+    if (kind == CodeKind::kInterpreter) {
+      frame.kind = WalkedFrame::Kind::kInterpreted;
+      if (PlausibleCaller(fp, next) && !DecodeInterpreted(next, stack, &frame)) frame.method = nullptr;
+    }
+    out.frames.push_back(frame);
+    if (next == 0) {
+      out.end = WalkEnd::kOutermost;
+      return;
+    }
+    if (!PlausibleCaller(fp, next)) {
+      out.end = WalkEnd::kBrokenChain;
+      return;
+    }
+    fp = next;
+  }
+}
+
+WalkResult JavaStackWalk::FromRegisters(const WalkRegisters& regs, const StackCopy& stack) {
+  WalkResult out;
+  WalkedFrame top;
+  top.pc = regs.ip;
+  if (code_.KindAt(regs.ip) == CodeKind::kInterpreter) {
+    top.kind = WalkedFrame::Kind::kInterpreted;
+    const uint64_t complete_at = SlotAddress(regs.fp, slots_.complete_slot);
+    const bool complete = regs.fp >= regs.sp && complete_at >= regs.sp;
+    if (complete) {
+      if (DecodeInterpreted(regs.fp, stack, &top)) {
+        // Between bytecodes the register holds other things (a sender sp, a return address);
+        // inside the method's bytecodes it is the live one, newer than the slot.
+        if (regs.bcp) (void)SetBci(top, *regs.bcp);
+      } else {
+        top.method = nullptr;
+      }
+    } else if (regs.method) {
+      // A method entry: the frame's slots are not written yet; the method being entered is
+      // in its register.
+      top.method_ptr = *regs.method;
+      top.covered = true;
+      top.method = methods_.Find(*regs.method);
+      top.bci = top.method != nullptr && !top.method->native() ? 0 : -1;
+      out.top_in_entry = top.method != nullptr;
+    }
+  }
+  out.frames.push_back(top);
+  Callers(regs.fp, stack, out);
+  return out;
+}
+
+WalkResult JavaStackWalk::FromCaller(uint64_t return_address, uint64_t fp, const StackCopy& stack) {
+  WalkResult out;
+  WalkedFrame frame;
+  frame.pc = return_address;
+  frame.return_address = true;
+  if (code_.KindAt(return_address) == CodeKind::kInterpreter) {
+    frame.kind = WalkedFrame::Kind::kInterpreted;
+    if (!DecodeInterpreted(fp, stack, &frame)) frame.method = nullptr;
+  }
+  out.frames.push_back(frame);
+  Callers(fp, stack, out);
+  return out;
+}
+
+std::optional<uint64_t> JavaStackWalk::FindCallerFp(uint64_t return_address, uint64_t sampled_fp,
+                                                    const StackCopy& stack) {
+  uint64_t fp = sampled_fp;
+  for (size_t i = 0; i < kMaxFrames; ++i) {
+    uint64_t next = 0;
+    uint64_t ret = 0;
+    if (!stack.Word(fp, &next) || !stack.Word(fp + kWord, &ret)) break;
+    if (ret == return_address) return PlausibleCaller(fp, next) ? std::optional<uint64_t>(next) : std::nullopt;
+    if (!PlausibleCaller(fp, next)) break;
+    fp = next;
+  }
+  // A function that keeps no frame (a leaf the interpreter called) leaves the interpreted
+  // frame's own pointer in the register: taken only when its slots name a known method.
+  if (code_.KindAt(return_address) == CodeKind::kInterpreter) {
+    WalkedFrame frame;
+    if (DecodeInterpreted(sampled_fp, stack, &frame)) return sampled_fp;
+  }
+  return std::nullopt;
+}
+
+}  // namespace jitdump::report
