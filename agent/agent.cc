@@ -17,16 +17,20 @@
 #include <ctime>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "agent/agent_state.h"
 #include "agent/callbacks.h"
 #include "agent/clock.h"
 #include "agent/config.h"
+#include "agent/interpreter_layout.h"
+#include "agent/jvm_method_source.h"
 #include "agent/jvm_resolver.h"
 #include "agent/jvm_version.h"
 #include "agent/log.h"
 #include "agent/process_claim.h"
+#include "agent/vm_structs.h"
 #include "jitdump/safe_file.h"
 
 namespace jitdump_agent {
@@ -127,16 +131,65 @@ class StartUndo {
   bool done_ = false;
 };
 
+// The JVM's java.vm.version ("17.0.21.1+2-1-deb12u1-Debian"); empty when JVMTI will not say.
+std::string JvmVersionText(jvmtiEnv* jvmti) {
+  char* text = nullptr;
+  if (jvmti->GetSystemProperty("java.vm.version", &text) != JVMTI_ERROR_NONE || text == nullptr) return {};
+  std::string version(text);
+  jvmti->Deallocate(reinterpret_cast<unsigned char*>(text));
+  return version;
+}
+
 // Whether loads may be resolved on the writer thread (see jvm_version.h).
 bool ResolveInWriter(jvmtiEnv* jvmti, ResolveIn resolve) {
   if (resolve != ResolveIn::kAuto) return resolve == ResolveIn::kWriter;
-  char* text = nullptr;
-  if (jvmti->GetSystemProperty("java.vm.version", &text) != JVMTI_ERROR_NONE || text == nullptr) return false;
-  const std::optional<JvmVersion> version = ParseJvmVersion(text);
-  jvmti->Deallocate(reinterpret_cast<unsigned char*>(text));
+  const std::optional<JvmVersion> version = ParseJvmVersion(JvmVersionText(jvmti));
   const bool safe = version && LooksUpStaleMethodIdsSafely(*version);
   if (!safe) Log(LogLevel::kInfo, "this JVM resolves stale method ids unsafely: looking up names inside callbacks");
   return safe;
+}
+
+// interp=on: whether this JVM's interpreted frames can be described (interpreter_layout.h),
+// and if so the method table's JVM side. Says once, at start-up, why not; nothing else changes.
+void SetUpMethodTable(AgentState& s) {
+  const auto unavailable = [&s](const std::string& why) {
+    s.stats.method_table_state.store(static_cast<int>(Stats::MethodTableState::kUnavailable),
+                                     std::memory_order_relaxed);
+    Log(LogLevel::kWarn, "interp=on: interpreted frames will not be named: %s; everything else is recorded as usual",
+        why.c_str());
+  };
+  if (s.hand_off.resolver() == nullptr) {
+    unavailable("names are not resolved on the writer thread here (resolve=callback, or a JVM before 17.0.14 or "
+                "21.0.3), and the method table is read there");
+    return;
+  }
+  const std::string version = JvmVersionText(s.jvmti);
+  const std::optional<VmStructsTables> tables = FindVmStructs();
+  std::optional<VmStructs> structs;
+  if (tables) structs.emplace(*tables);
+#if defined(__x86_64__)
+  constexpr bool kX86_64 = true;
+#else
+  constexpr bool kX86_64 = false;
+#endif
+  const LayoutDecision decision = DecideInterpreterLayout(structs ? &*structs : nullptr, ParseJvmVersion(version), kX86_64);
+  if (!decision.layout) {
+    unavailable(decision.why_not);
+    return;
+  }
+  jvmtiCapabilities caps{};
+  caps.can_get_line_numbers = 1;
+  caps.can_get_source_file_name = 1;
+  if (s.jvmti->AddCapabilities(&caps) != JVMTI_ERROR_NONE) {
+    unavailable("the JVM refused the line-number capabilities");
+    return;
+  }
+  s.method_source = new (std::nothrow) JvmMethodSource(s.vm, s.jvmti, *decision.layout, s.stats);
+  if (s.method_source == nullptr) {
+    unavailable("out of memory");
+    return;
+  }
+  s.writer.EnableMethodTable(*decision.layout, Printable(version, 200), s.method_source);
 }
 
 enum class Mode { kOnLoad, kOnAttach };
@@ -242,6 +295,7 @@ jint Start(JavaVM* vm, const char* option_text, Mode mode) {
     s->hand_off.SetResolver(new (std::nothrow) JvmResolver(vm, jvmti, s->options, lines, lines && options.lines,
                                                            s->stats));
   }
+  if (options.interp) SetUpMethodTable(*s);
   struct timespec now {};
   ::clock_gettime(CLOCK_REALTIME, &now);
   s->start_realtime_ns = static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;

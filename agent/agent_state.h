@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "agent/hand_off.h"
+#include "agent/jvm_method_source.h"
 #include "agent/jvmti_method_lookup.h"
 #include "agent/options.h"
 #include "agent/record_queue.h"
@@ -37,6 +38,9 @@ struct AgentState {
   // How callbacks resolve the loads they do not defer (set up once jvmti is; leaked like the
   // rest). The writer's own is in its resolver (jvm_resolver.h), owned by hand_off.
   JvmtiLoadNaming* naming = nullptr;
+  // The JVM's side of the method table (interp=on, on JVMs whose layout is known); null
+  // otherwise. Leaked like the rest.
+  JvmMethodSource* method_source = nullptr;
   std::atomic<bool> stats_written{false};
   // The directory of stats=PATH, held from start-up (jitdump/safe_file.h).
   jitdump::HeldDirectory stats_dir;

@@ -103,6 +103,11 @@ void JNICALL OnCompiledMethodUnload(jvmtiEnv*, jmethodID method, const void* cod
   if (AgentState* s = State()) HandleCompiledMethodUnload(*s, timestamp, method, code_addr);
 }
 
+void JNICALL OnClassPrepare(jvmtiEnv*, JNIEnv* jni, jthread, jclass klass) {
+  const uint64_t timestamp = MonotonicNanos();
+  if (AgentState* s = State()) HandleClassPrepare(*s, timestamp, jni, klass);
+}
+
 // The JVM can now run the Java code that attaching a thread needs.
 void JNICALL OnVMInit(jvmtiEnv*, JNIEnv*, jthread) {
   if (AgentState* s = State()) HandleVMInit(*s);
@@ -184,6 +189,29 @@ void HandleCompiledMethodUnload(AgentState& s, uint64_t timestamp, jmethodID met
   s.stats.unload_latency.Record(MonotonicNanos() - timestamp);
 }
 
+void HandleClassPrepare(AgentState& s, uint64_t timestamp, JNIEnv* jni, jclass klass) {
+  // Deferred like a compiled load: queued only while the writer is attached, which it stays
+  // until the queue is drained. Before it attaches, its first pass over the loaded classes
+  // lists this one.
+  const HandOff::Ticket ticket = s.hand_off.Enter(/*compiled_load=*/true);
+  s.stats.class_prepare.Add();
+  if (!ticket.accepted() || !ticket.defer() || jni == nullptr || klass == nullptr) return;
+  try {
+    const ClassPin pin = PinOf(jni->NewGlobalRef(klass));
+    if (pin == 0) {
+      s.stats.method_table_classes_lost.Add();
+      return;
+    }
+    CodeEvent* event = NewClassPrepared(s.queue, timestamp, pin);
+    if (event == nullptr || !s.queue.Push(event)) {  // a failed push frees the event
+      jni->DeleteGlobalRef(JObjectOf(pin));
+      s.stats.method_table_classes_lost.Add();
+    }
+  } catch (...) {
+    s.stats.method_table_classes_lost.Add();
+  }
+}
+
 void HandleVMInit(AgentState& s) {
   try {
     s.hand_off.BeginDeferring();
@@ -230,6 +258,9 @@ jvmtiError EnableEvents(AgentState& state) {
   callbacks.DynamicCodeGenerated = OnDynamicCodeGenerated;
   callbacks.VMInit = OnVMInit;
   callbacks.VMDeath = OnVMDeath;
+  // The method table (interp=on) follows the classes the JVM prepares.
+  const bool method_table = state.method_source != nullptr;
+  if (method_table) callbacks.ClassPrepare = OnClassPrepare;
   jvmtiError error = state.jvmti->SetEventCallbacks(&callbacks, sizeof callbacks);
   if (error != JVMTI_ERROR_NONE) return error;
   for (jvmtiEvent event : {JVMTI_EVENT_DYNAMIC_CODE_GENERATED, JVMTI_EVENT_COMPILED_METHOD_LOAD,
@@ -237,6 +268,7 @@ jvmtiError EnableEvents(AgentState& state) {
     error = state.jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
     if (error != JVMTI_ERROR_NONE) return error;
   }
+  if (method_table) return state.jvmti->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, nullptr);
   return JVMTI_ERROR_NONE;
 }
 

@@ -22,6 +22,8 @@ void HandleCompiledMethodLoad(AgentState& s, uint64_t timestamp, jmethodID metho
                               const void* code_addr, const void* compile_info);
 void HandleDynamicCodeGenerated(AgentState& s, uint64_t timestamp, const char* name, const void* address, jint length);
 void HandleCompiledMethodUnload(AgentState& s, uint64_t timestamp, jmethodID method, const void* code_addr);
+// ClassPrepare (with the method table only): the class pinned for the writer to describe.
+void HandleClassPrepare(AgentState& s, uint64_t timestamp, JNIEnv* jni, jclass klass);
 // VMInit: loads are deferred to the writer once it has attached.
 void HandleVMInit(AgentState& s);
 // VMDeath: replays the stubs HotSpot never posted live, then stops deferring.

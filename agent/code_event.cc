@@ -158,4 +158,12 @@ CodeEvent* NewUnload(RecordQueue& queue, uint64_t timestamp, uint64_t code_addr,
   });
 }
 
+CodeEvent* NewClassPrepared(RecordQueue& queue, uint64_t timestamp, ClassPin pin) {
+  return Build(queue, [&](Tail&, CodeEvent& e) {
+    e.kind = EventKind::kClassPrepared;
+    e.timestamp = timestamp;
+    e.pin = pin;
+  });
+}
+
 }  // namespace jitdump_agent

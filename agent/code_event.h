@@ -71,6 +71,7 @@ enum class EventKind : uint8_t {
   kCompiledLoad,  // CompiledMethodLoad: resolved (names set) or deferred (method + scopes set)
   kStub,          // DynamicCodeGenerated: names set
   kUnload,        // CompiledMethodUnload: code_addr and method only
+  kClassPrepared,  // ClassPrepare: the class's pin and the event's timestamp, for the method table
 };
 
 struct CodeEvent {
@@ -111,5 +112,7 @@ CodeEvent* NewDeferredLoad(RecordQueue& queue, const CodeBlob& blob, MethodId me
 CodeEvent* NewNamedLoad(RecordQueue& queue, EventKind kind, const CodeBlob& blob, const LoadNames& names,
                         bool scratch_buffer = false);
 CodeEvent* NewUnload(RecordQueue& queue, uint64_t timestamp, uint64_t code_addr, MethodId method);
+// A class prepared at `timestamp`, pinned for the writer to describe (method_table_writer.h).
+CodeEvent* NewClassPrepared(RecordQueue& queue, uint64_t timestamp, ClassPin pin);
 
 }  // namespace jitdump_agent

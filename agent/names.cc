@@ -157,6 +157,13 @@ bool NamedInPackageDirectory(std::string_view source_file) {
 
 }  // namespace
 
+std::string ClassName(std::string_view class_signature) {
+  std::string out;
+  size_t pos = 0;
+  AppendCleanType(class_signature, pos, out);
+  return out;
+}
+
 std::string SourcePath(std::string_view class_signature, std::string_view source_file) {
   std::string out;
   if (!NamedInPackageDirectory(source_file)) {

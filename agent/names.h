@@ -19,6 +19,11 @@ namespace jitdump_agent {
 std::string FormatMethodName(NameStyle style, std::string_view class_signature, std::string_view method_name,
                              std::string_view method_signature);
 
+// A class signature as Java spells the class: "Ljava/util/HashMap$Node;" -> "java.util.HashMap$Node",
+// a hidden class as Class.getName() does ("Work$$Lambda/0x0000000800c01000"), an array class
+// "[I" as "int[]"; no ';' or control characters.
+std::string ClassName(std::string_view class_signature);
+
 // JVMTI strings are modified UTF-8: characters outside the BMP come as two 3-byte surrogates
 // and NUL as C0 80. perf, folded stacks and editors want standard UTF-8: surrogate pairs are
 // combined into one 4-byte sequence, C0 80 and lone surrogates become '?'.

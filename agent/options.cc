@@ -173,6 +173,11 @@ constexpr OptionSpec kOptions[] = {
        static constexpr bool kValues[] = {true, false};
        return SetChoice(v, kChoices, kValues, o.intrinsics_from_code_list);
      }},
+    {"interp", "on|off", "off",
+     "also write `jit-<pid>.dump.methods`, the method table that names HotSpot's interpreted frames in stacks "
+     "perf copies (`perf-java --interp`, `perf record --call-graph dwarf`); JDK 17 to 25 on x86-64 (see *Interpreted "
+     "frames*)",
+     "on, off", [](const OptionValue& v, Options& o) { return SetFlag(v, o.interp); }},
     {"config", "FILE", "–", "read options from a file (one `key=value` per line, `#` comments)", "a file path",
      [](const OptionValue& v, Options& o) { return SetPath(v, o.config); }},
     {"strict", "", "off",

@@ -54,6 +54,7 @@ struct Options {
   uint32_t cache_entries = 16384;  // per-method lookup cache bound
   ResolveIn resolve = ResolveIn::kAuto;
   bool intrinsics_from_code_list = true;  // intrinsics=codelist (intrinsic_names.h)
+  bool interp = false;           // the method table that names interpreted frames (method_table_writer.h)
   std::string config;            // file the options were also read from
 
   bool operator==(const Options&) const = default;

@@ -128,6 +128,22 @@ struct Stats {
   HighWater queue_bytes_high;
   HighWater queue_records_high;
 
+  // The method table that names interpreted frames (method_table_writer.h; interp=on).
+  enum class MethodTableState : int { kOff = 0, kOn = 1, kUnavailable = 2, kFailed = 3 };
+  std::atomic<int> method_table_state{0};  // a MethodTableState: off (not asked), on, the JVM's layout
+                                            // is not known (unavailable), or the file could not be made
+  Counter class_prepare;                    // ClassPrepare events the callbacks took
+  Counter method_table_classes_lost;        // prepared classes the writer could not describe
+  Counter method_table_methods;             // METHOD records written
+  Counter method_table_methods_lost;        // methods that could not be read or written
+  Counter method_table_retired;             // RETIRE records (class unloaded)
+  Counter method_table_redefined;           // methods written again with a new Method* (redefinition)
+  Counter method_table_untracked;           // written but past MethodTableWriter::kMaxTracked: not swept
+  Counter method_table_bytes;               // bytes appended
+  Counter method_table_sweeps;
+  Counter method_table_sweep_ns;            // the sweeps' wall time on the writer
+  HighWater method_table_tracked_high;      // most Method*s tracked at once
+
   // Wall time inside each callback (what the JVM thread waits, preemption included).
   LatencyHistogram load_latency;
   LatencyHistogram load_latency_small;  // loads of at most kSmallCode bytes (the usual target)

@@ -29,6 +29,7 @@ constexpr uint32_t kMaxIdleDoublings = 3;  // the writer's idle wait: flush_ms u
 WarnOnce g_write_warning;
 WarnOnce g_perfmap_warning;
 WarnOnce g_failure_warning;
+WarnOnce g_table_warning;
 
 // What went wrong on the writer, for the one warning per run: an allocation failure or
 // anything else thrown.
@@ -173,6 +174,7 @@ Writer::Writer(const Options& options, Stats& stats, RecordQueue& queue, HandOff
       stats_(stats),
       queue_(queue),
       hand_off_(hand_off),
+      method_table_(stats),
       drain_([this] {
         while (ProcessAvailable() != 0) {
         }
@@ -189,6 +191,12 @@ Writer::Writer(const Options& options, Stats& stats, RecordQueue& queue, HandOff
   });
   pending_.reserve(DumpBatch::kMaxLoads);
   held_intrinsics_.reserve(kMaxHeldIntrinsics);
+}
+
+void Writer::EnableMethodTable(const InterpreterLayout& layout, std::string jvm_version, MethodSource* source) {
+  table_layout_ = layout;
+  jvm_version_ = std::move(jvm_version);
+  method_source_ = source;
 }
 
 bool Writer::Open(uint32_t pid, uint64_t start_time) {
@@ -219,6 +227,18 @@ bool Writer::Open(uint32_t pid, uint64_t start_time) {
     Log(LogLevel::kError, "cannot create %s (%s); the JVM runs on without the agent. Choose a writable dir=",
         PrintablePath(dump_path_).c_str(), status.ToString().c_str());
     return false;
+  }
+  if (method_source_ != nullptr) {
+    // Beside the dump, under a name perf never reads (method_table_format.h).
+    const std::string table_name = dump_name + jitdump::kMethodTableSuffix;
+    status = method_table_.Open(held, table_name, rules, pid, start_time, table_layout_, jvm_version_);
+    if (status.ok()) {
+      stats_.method_table_state.store(static_cast<int>(Stats::MethodTableState::kOn), std::memory_order_relaxed);
+    } else {
+      stats_.method_table_state.store(static_cast<int>(Stats::MethodTableState::kFailed), std::memory_order_relaxed);
+      Log(LogLevel::kWarn, "cannot create %s (%s); interpreted frames will not be named",
+          PrintablePath(held.path() + "/" + table_name).c_str(), status.ToString().c_str());
+    }
   }
   status = dump_.MapMarker();
   if (!status.ok()) {
@@ -253,6 +273,7 @@ bool Writer::Open(uint32_t pid, uint64_t start_time) {
 }
 
 void Writer::Abandon() {
+  method_table_.Discard();
   perf_map_.Discard();
   dump_.Discard();
 }
@@ -411,6 +432,11 @@ void Writer::Run() {
     perf_map_.Close();
   }
   ReportUnnamed();
+  const jitdump::Status table_status = method_table_.Close(close_time_ != 0 ? close_time_ : MonotonicNanos());
+  if (!table_status.ok() && g_table_warning.First()) {
+    Log(LogLevel::kWarn, "closing %s: %s: %s", PrintablePath(method_table_.path()).c_str(), table_status.operation(),
+        std::strerror(table_status.err_no()));
+  }
   const jitdump::Status status = dump_.Close(close_time_);
   // A failing disk was reported once already when writing records failed: the close record failing on
   // the same full disk is no news (the dump stays valid without it: perf reads to the last whole record).
@@ -543,10 +569,61 @@ void Writer::WritePending() {
   batch_.Clear();
 }
 
+void Writer::AddPreparedClass(const CodeEvent& event) {
+  const HandOff::JvmScope jvm = hand_off_.EnterJvm();
+  // The hand-off queues a class only while the writer is attached, and detaches it only once
+  // the queue is drained; past VM death nothing may call into the JVM (the pin stays: the JVM
+  // is exiting).
+  if (method_source_ == nullptr || !hand_off_.attached() || !jvm.live()) {
+    stats_.method_table_classes_lost.Add();
+    return;
+  }
+  ClassMethods klass;
+  if (!method_source_->DescribePinned(event.pin, &klass)) {
+    stats_.method_table_classes_lost.Add();
+    return;
+  }
+  method_table_.AddClass(event.timestamp, klass);
+}
+
+void Writer::ServeMethodTable() {
+  if (!method_table_.is_open() || method_source_ == nullptr || !hand_off_.attached()) return;
+  const HandOff::JvmScope jvm = hand_off_.EnterJvm();
+  if (!jvm.live()) return;
+  if (!table_listed_) {
+    // The classes prepared before the table began (or before the writer attached): their
+    // methods may have run since the JVM started, so their records hold from the start.
+    table_listed_ = true;
+    method_source_->DescribeLoaded([this](const ClassMethods& klass) { method_table_.AddClass(0, klass); });
+  }
+  const uint64_t now = MonotonicNanos();
+  if (method_table_.SweepDue(now)) method_table_.Sweep(now, *method_source_);
+  if (method_source_->refuted()) {
+    // Methods read through the VMStructs offsets disagree with JVMTI: the layout is not what
+    // this agent knows. The table closes rather than name frames wrongly.
+    Log(LogLevel::kWarn, "this JVM's methods are not laid out as the agent knows (their bytecode sizes disagree "
+        "with JVMTI): %s is closed; interpreted frames will not be named",
+        PrintablePath(method_table_.path()).c_str());
+    method_table_.Discard();
+    stats_.method_table_state.store(static_cast<int>(Stats::MethodTableState::kUnavailable),
+                                    std::memory_order_relaxed);
+    return;
+  }
+  const jitdump::Status status = method_table_.Flush();
+  if (!status.ok() && g_table_warning.First()) {
+    Log(LogLevel::kWarn, "cannot write %s (%s: %s); methods are counted as lost until writing works again",
+        PrintablePath(method_table_.path()).c_str(), status.operation(), std::strerror(status.err_no()));
+  }
+}
+
 void Writer::Process(CodeEvent* event) {
   EventGuard guard(queue_, event);
   if (event->kind == EventKind::kUnload) {
     ApplyUnload(*event);
+    return;
+  }
+  if (event->kind == EventKind::kClassPrepared) {
+    AddPreparedClass(*event);
     return;
   }
   LoadNames names = event->names;
@@ -583,7 +660,7 @@ size_t Writer::ProcessAvailable() {
   size_t processed = 0;
   while (CodeEvent* event = queue_.Pop()) {
     ++processed;
-    const bool load = event->kind != EventKind::kUnload;
+    const bool load = event->kind != EventKind::kUnload && event->kind != EventKind::kClassPrepared;
     try {
       Process(event);
     } catch (...) {
@@ -596,6 +673,11 @@ size_t Writer::ProcessAvailable() {
     }
   }
   SettleHeldIntrinsics(/*force=*/false);  // catches what it throws
+  try {
+    ServeMethodTable();
+  } catch (...) {
+    WarnFailure("writing the method table", std::current_exception());
+  }
   WritePending();
   if (perf_map_.is_open()) {
     long lines = 0;

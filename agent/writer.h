@@ -19,6 +19,7 @@
 #include "agent/dump_batch.h"
 #include "agent/hand_off.h"
 #include "agent/live_code.h"
+#include "agent/method_table_writer.h"
 #include "agent/options.h"
 #include "agent/perf_map_file.h"
 #include "agent/record_queue.h"
@@ -47,8 +48,11 @@ class Writer {
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
-  // Creates the dump (and the perf map when asked). Returns false, after logging why, when the
-  // dump cannot be created; the agent then runs without output.
+  // Before Open: also write the method table beside the dump (interp=on), its classes and
+  // methods described by `source` while the writer is attached to the JVM.
+  void EnableMethodTable(const InterpreterLayout& layout, std::string jvm_version, MethodSource* source);
+  // Creates the dump (and the perf map and the method table when asked). Returns false, after
+  // logging why, when the dump cannot be created; the agent then runs without output.
   bool Open(uint32_t pid, uint64_t start_time);
   // Removes what Open created (the writer thread could not be started): no header-only dump.
   void Abandon();
@@ -60,6 +64,7 @@ class Writer {
 
   const std::string& dump_path() const { return dump_path_; }
   const std::string& perfmap_path() const { return perf_map_.path(); }
+  const std::string& method_table_path() const { return method_table_.path(); }
   bool finished() const { return finished_.load(std::memory_order_acquire); }
 
   // Processes whatever is queued now (the writer thread's loop body; tests call it directly).
@@ -100,6 +105,11 @@ class Writer {
   void ApplyUnload(const CodeEvent& unload);
   void WritePending();
   void CompactPerfMap();
+  // A prepared class, described into the method table (its pin released).
+  void AddPreparedClass(const CodeEvent& event);
+  // The method table's own work while attached: its first pass over the loaded classes, the
+  // sweep when due, appending what was encoded.
+  void ServeMethodTable();
 
   const Options& options_;
   const IntrinsicName unknown_intrinsic_;  // PlaceholderNames()
@@ -121,6 +131,13 @@ class Writer {
   // Method-handle intrinsics waiting for a code-list read the budget allows (intrinsic_names.h),
   // oldest first, at most kMaxHeldIntrinsics. Their names are the placeholder until then.
   std::vector<CodeEvent*> held_intrinsics_;
+  // The method table (interp=on): its writer, the JVM's side, and whether its first pass over
+  // the classes loaded before it has run.
+  MethodTableWriter method_table_;
+  MethodSource* method_source_ = nullptr;
+  InterpreterLayout table_layout_;
+  std::string jvm_version_;
+  bool table_listed_ = false;
   const std::function<void()> drain_;
 
   std::thread thread_;

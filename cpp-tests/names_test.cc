@@ -59,6 +59,14 @@ TEST(NamesTest, MalformedSignaturesDoNotCrash) {
   EXPECT_EQ(FormatMethodName(NameStyle::kJava, "LX;", "m", "(Q)V"), "X.m(?)");
 }
 
+TEST(NamesTest, ClassNameIsHowJavaSpellsTheClass) {
+  EXPECT_EQ(ClassName("Ljava/util/HashMap$Node;"), "java.util.HashMap$Node");
+  EXPECT_EQ(ClassName("LWork$$Lambda.0x0000000800c01000;"), "Work$$Lambda/0x0000000800c01000");
+  EXPECT_EQ(ClassName("[I"), "int[]");
+  EXPECT_EQ(ClassName("LFoo;"), "Foo");
+  EXPECT_EQ(ClassName("LA\x01" "B;"), "A?B") << "control characters cleaned";
+}
+
 TEST(NamesTest, SourcePathCarriesThePackage) {
   EXPECT_EQ(SourcePath("Ljava/util/HashMap$Node;", "HashMap.java"), "java/util/HashMap.java");
   EXPECT_EQ(SourcePath("LFoo;", "Foo.java"), "Foo.java");

@@ -1,0 +1,64 @@
+// JVMTI glue: the JVM's side of the method table (method_table_writer.h's MethodSource), on the
+// writer thread while it is attached to the JVM.
+//
+// A class's methods come from JVMTI (GetClassMethods, names, line tables, modifiers); each
+// method's Method* is the word its jmethodID points at (HotSpot up to JDK 25: a jmethodID is the
+// address of a slot holding the Method*, in blocks HotSpot never frees, so reading the slot
+// cannot fault even after the class is gone). Where its bytecodes lie is read from the Method
+// and its ConstMethod at the offsets VMStructs gives (interpreter_layout.h), through SafeMemory:
+// a wrong address fails the read instead of faulting. Every method read that way is checked
+// against JVMTI: its bytecode count must be GetMethodLocation's last location plus one. A method
+// that fails the check is left out; if most of the first ones fail, the layout is wrong and
+// the source says so (refuted), and the writer closes the table.
+#pragma once
+
+#include <jni.h>
+#include <jvmti.h>
+
+#include "agent/interpreter_layout.h"
+#include "agent/method_table_writer.h"
+#include "agent/options.h"
+#include "agent/safe_memory.h"
+#include "agent/stats.h"
+
+namespace jitdump_agent {
+
+class JvmMethodSource final : public MethodSource {
+ public:
+  // Checked methods after which the verdict on the layout is taken, and the share of them that
+  // may fail the check (a method redefined between the two reads fails it honestly).
+  static constexpr uint64_t kVerdictAfter = 200;
+  static constexpr uint64_t kMaxMismatchPercent = 5;
+
+  JvmMethodSource(JavaVM* vm, jvmtiEnv* jvmti, const InterpreterLayout& layout, Stats& stats)
+      : vm_(vm), jvmti_(jvmti), layout_(layout), stats_(stats) {}
+
+  bool DescribePinned(ClassPin pin, ClassMethods* out) override;
+  void DescribeLoaded(const std::function<void(const ClassMethods&)>& each) override;
+  uint64_t CurrentMethod(MethodId id) override;
+  bool DescribeMethod(MethodId id, ClassMethods* out) override;
+
+  // Whether the checks have shown that the layout does not hold on this JVM.
+  bool refuted() const override;
+
+ private:
+  // Names, source file and the methods of `klass` (a reference valid on this thread).
+  bool Describe(jclass klass, ClassMethods* out);
+  // Describes one method of the class into `out` (name, descriptor, modifiers, line table);
+  // false when JVMTI cannot.
+  bool DescribeOne(jmethodID method, ClassMethods::Method* out);
+  // Reads the Method*s and bytecode ranges of `out`'s methods, leaving out (and counting) those
+  // that cannot be read or fail the check.
+  void Locate(ClassMethods* out, const std::vector<int64_t>& end_locations);
+  JNIEnv* Env();
+
+  JavaVM* const vm_;
+  jvmtiEnv* const jvmti_;
+  const InterpreterLayout layout_;
+  Stats& stats_;
+  SafeMemory memory_;
+  uint64_t checked_ = 0;
+  uint64_t mismatched_ = 0;
+};
+
+}  // namespace jitdump_agent
