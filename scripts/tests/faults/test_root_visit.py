@@ -241,7 +241,7 @@ def test_root_visit_inject(ctx, alice, cleanup):
     # The user's watcher: as soon as RUN/jit appears (hers, where her JVM writes), links at every
     # name perf inject will write.
     plant = (f"import os, time\n"
-             f"while not os.path.isdir('{run_dir}/jit'): time.sleep(0.01)\n"
+             f"while not os.access('{run_dir}/jit', os.W_OK): time.sleep(0.01)\n"
              f"for i in range(3001): os.symlink('{victim}', '{run_dir}/jit/jitted-{jvm.pid}-%d.so' % i)\n"
              f"print('planted')\n")
     watcher = alice.spawn(["python3", "-c", plant], alice.home / "watcher.out")
