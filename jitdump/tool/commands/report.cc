@@ -80,8 +80,8 @@ constexpr char kUsage[] =
     "-XX:+PreserveFramePointer for whole Java stacks.\n"
     "Dumps and stats files belong to the JVMs' users and are read as hostile: no symlink is\n"
     "followed, only regular files are read, without blocking, through a window (never mapped),\n"
-    "and a refused file is named, never quoted. Outputs replace what is at their names (a\n"
-    "symlink there is replaced, not followed).\n"
+    "and a refused file is named, never quoted. Outputs replace what is at their names (another\n"
+    "user's symlink there is replaced, not followed); a FIFO or device (/dev/null) is written to.\n"
     "exit status: 0 ok, 1 an output could not be written, 2 usage error or unreadable recording\n";
 
 constexpr OptionSpec kOptions[] = {
@@ -224,7 +224,9 @@ class OutputDirectory {
 // Writes one output to `path` ("-": stdout) through `write`; false (message printed) on failure.
 // A file is written under a fresh name in its directory and renamed over `path`: whatever was
 // at the name (a symlink someone planted, a file of another user) is replaced, never followed or
-// written through, and a failed write leaves the old output in place.
+// written through, and a failed write leaves the old output in place. What is not replaced:
+// a FIFO or a device at the name (/dev/null, a pipe) is written as it is, and so is whatever a
+// symlink of the caller's or root's leads to (/dev/stdout).
 template <typename Write>
 bool WriteOutput(const std::string& path, const char* what, Write write, int out_dir = -1) {
   std::string error;
@@ -236,6 +238,34 @@ bool WriteOutput(const std::string& path, const char* what, Write write, int out
       return false;
     }
     return true;
+  }
+  struct stat st {};
+  const int at = out_dir >= 0 ? out_dir : AT_FDCWD;
+  const std::string at_name = out_dir >= 0 ? path.substr(path.rfind('/') + 1) : path;
+  if (::fstatat(at, at_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ||
+       (S_ISLNK(st.st_mode) && (st.st_uid == 0 || st.st_uid == ::geteuid())))) {
+    const int fd = ::openat(at, at_name.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | (S_ISLNK(st.st_mode) ? O_TRUNC : 0));
+    struct stat target {};
+    if (fd >= 0 && ::fstat(fd, &target) == 0 && (S_ISFIFO(target.st_mode) || S_ISCHR(target.st_mode) || S_ISREG(target.st_mode))) {
+      bool ok;
+      {
+        __gnu_cxx::stdio_filebuf<char> buffer(fd, std::ios::out | std::ios::binary);
+        std::ostream out(&buffer);
+        ok = write(out, &error);
+        out.flush();
+        ok = ok && static_cast<bool>(out);
+      }  // closes fd
+      if (!ok) {
+        std::fprintf(stderr, "jitdump report: writing %s to %s failed: %s\n", what, report::Printable(path).c_str(),
+                     error.empty() ? "write failed" : error.c_str());
+      }
+      return ok;
+    }
+    if (fd >= 0) ::close(fd);
+    std::fprintf(stderr, "jitdump report: cannot write %s to %s: %s\n", what, report::Printable(path).c_str(),
+                 fd < 0 ? std::strerror(errno) : "not a file, FIFO or device");
+    return false;
   }
   OutputDirectory parent;
   const std::string name = out_dir >= 0 ? path.substr(path.rfind('/') + 1) : BaseName(path);

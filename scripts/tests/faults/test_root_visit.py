@@ -10,7 +10,8 @@ home directory, JDK, /tmp entries and dumps are hostile, and has root do what an
    directory to the user (it refuses a run directory that exists).
 2. `root-visit-report-links`: links at folded.txt, summary.txt and command in a run directory
    the user made first, and in a directory root's `jitdump report -o` writes into: root's files
-   behind them unchanged (the run directory is refused; report outputs replace the links).
+   behind them unchanged (the run directory is refused; report outputs replace the links, and
+   still write to a device such as /dev/null as it is).
 3. `root-visit-inject`: the user's watcher plants jitted-<pid>-0..3000.so links to a root file in
    RUN/jit (the user's, by design) before root's `perf-java -p --inject`: the root file is
    unchanged, perf inject wrote its images into a RUN/jit of root's, the links are left alone.
@@ -35,6 +36,7 @@ import pty
 import pwd
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import termios
@@ -226,6 +228,10 @@ def test_root_visit_report_links(ctx, alice, cleanup):
               f"{path.name} through a link", r.stderr)
     check(r.returncode == 0 and not (out / "folded.txt").is_symlink() and (out / "folded.txt").is_file(),
           "jitdump report -o should replace the links with its outputs", r.stderr)
+    # What is not replaced: a device (and whatever a link of root's leads to).
+    r = report(ctx, "--script", script, "-q", "--folded", "/dev/null", "--srcline", "/dev/stdout")
+    check(r.returncode == 0 and os.path.exists("/dev/null") and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+          and "samples" in r.stdout, "--folded /dev/null --srcline /dev/stdout write to the device", r.stderr)
 
 
 def test_root_visit_inject(ctx, alice, cleanup):
