@@ -42,11 +42,12 @@ constexpr OptionSpec kOptions[] = {
 using report::Printable;
 
 int Fail(const std::string& message) {
-  std::fprintf(stderr, "jitdump attach: %s\n", message.c_str());
+  std::fprintf(stderr, "jitdump-attach: %s\n", message.c_str());
   return kExitInvalid;
 }
 
-void Say(std::FILE* to, const std::string& message) { std::fprintf(to, "jitdump attach: %s\n", message.c_str()); }
+// Messages carry the name of the command users run (jitdump-attach, which perf-java -p runs too).
+void Say(std::FILE* to, const std::string& message) { std::fprintf(to, "jitdump-attach: %s\n", message.c_str()); }
 
 // The JVM's reply for the user: escaped, each line indented (the JVM or whatever listens on
 // its socket chose those bytes).

@@ -92,9 +92,18 @@ def alice(cleanup):
     home = Path(f"/tmp/{name}-home")
     subprocess.run(["userdel", name], capture_output=True)
     shutil.rmtree(home, ignore_errors=True)
-    r = subprocess.run(["useradd", "-M", "-d", str(home), "-s", "/bin/sh", name], capture_output=True, text=True)
+    for attempt in range(20):  # other tests may hold /etc/passwd's lock for a moment
+        r = subprocess.run(["useradd", "-M", "-d", str(home), "-s", "/bin/sh", name], capture_output=True, text=True)
+        if r.returncode == 0 or "lock" not in r.stderr:
+            break
+        time.sleep(0.5)
     check(r.returncode == 0, f"useradd {name}: {r.stderr}")
-    cleanup.add(lambda: subprocess.run(["userdel", name], capture_output=True))
+    def remove_user():
+        for attempt in range(20):
+            if subprocess.run(["userdel", name], capture_output=True).returncode not in (1, 10):  # 1, 10: files locked
+                return
+            time.sleep(0.5)
+    cleanup.add(remove_user)
     cleanup.remove(Path(f"/tmp/hsperfdata_{name}"))
     home.mkdir(mode=0o755)
     user = User(name, home)
