@@ -40,11 +40,18 @@ using namespace jitdump::report;
 
 std::string g_dir;
 
+void RemoveDirectory() {
+  const std::string dump = g_dir + "/jit-4242.dump";
+  ::unlink(dump.c_str());
+  ::rmdir(g_dir.c_str());
+}
+
 void Init() {
   if (!g_dir.empty()) return;
   char pattern[] = "/tmp/report-fuzz.XXXXXX";
   if (::mkdtemp(pattern) == nullptr) std::abort();
   g_dir = pattern;
+  std::atexit(RemoveDirectory);  // libFuzzer exits normally at the end of its time
 }
 
 std::string Put(uint32_t pid, std::string_view bytes) {
