@@ -1,7 +1,6 @@
 // Decoding a method table (method_table.h).
 #include "jitdump/read/method_table.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +9,8 @@
 #include <cstddef>
 #include <cstring>
 #include <string_view>
+
+#include "jitdump/read/untrusted_file.h"
 
 namespace jitdump {
 namespace {
@@ -301,15 +302,10 @@ MethodTable ParseMethodTable(std::span<const uint8_t> bytes) {
 }
 
 bool LoadMethodTable(const std::string& path, uint64_t max_bytes, MethodTable* table, std::string* error) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) {
-    *error = std::strerror(errno);
-    return false;
-  }
+  int fd = -1;
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    *error = "not a regular file";
-    ::close(fd);
+  if (const Status status = OpenUntrusted(path, &fd, &st); !status.ok()) {
+    *error = status.ToString();
     return false;
   }
   if (static_cast<uint64_t>(st.st_size) > max_bytes) {
@@ -317,6 +313,7 @@ bool LoadMethodTable(const std::string& path, uint64_t max_bytes, MethodTable* t
     ::close(fd);
     return false;
   }
+  // The size fstat gave, at most: a file still growing (a live JVM's) is read to there.
   std::vector<uint8_t> bytes(static_cast<size_t>(st.st_size));
   size_t got = 0;
   while (got < bytes.size()) {

@@ -94,8 +94,9 @@ class MethodTable {
 // Decodes a whole table. Never fails: what cannot be read is in `problems`, what can is kept.
 MethodTable ParseMethodTable(std::span<const uint8_t> bytes);
 
-// Reads and decodes the table at `path` (a regular file, never through a symlink, at most
-// `max_bytes`: a larger one is refused unread). False, with `error`, when it cannot be read;
+// Reads and decodes the table at `path` as a file its owner controls (untrusted_file.h: no
+// symlink followed, nothing but a regular file, never blocking; at most `max_bytes`: a larger
+// one is refused unread). False, with `error`, when it cannot be read;
 // a file that is there but damaged decodes as far as it goes (problems).
 bool LoadMethodTable(const std::string& path, uint64_t max_bytes, MethodTable* table, std::string* error);
 
