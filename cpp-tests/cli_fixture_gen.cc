@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cpp-tests/reader_test_builder.h"
+#include "jitdump/method_table_file.h"
 
 using jitdump::testing::Builder;
 
@@ -33,6 +34,53 @@ int main(int argc, char** argv) {
   const std::string dir = argv[1];
   bool ok = true;
   std::vector<Expect> expects;
+
+  {
+    // A method table beside inline.dump: two classes, a method retired, its Method* reused, a
+    // native method, and a control byte in a name. methods-cut.methods ends inside a record.
+    const jitdump::MethodTableHeader header = jitdump::MakeMethodTableHeader(1234, 100);
+    std::vector<uint8_t> t(reinterpret_cast<const uint8_t*>(&header),
+                           reinterpret_cast<const uint8_t*>(&header) + sizeof header);
+    jitdump::MethodTableLayout layout;
+    layout.elf_machine = 62;
+    layout.jvm_feature = 17;
+    layout.method_slot = -3;
+    layout.bcp_slot = -8;
+    layout.complete_slot = -9;
+    layout.bcp_register = jitdump::kPerfRegX86R13;
+    layout.method_register = jitdump::kPerfRegX86Bx;
+    layout.jvm_version = "17.0.21+2";
+    ok &= jitdump::AppendLayoutRecord(t, 100, layout);
+    ok &= jitdump::AppendClassRecord(t, {0, 1, "probe.Chain", "probe/Chain.java"});
+    const jitdump::MethodTableLine lines[] = {{0, 31}, {7, 32}, {38, 31}};
+    jitdump::MethodTableMethod m;
+    m.serial = 1;
+    m.method = 0x7f0000001000;
+    m.code_base = 0x7f0000002000;
+    m.code_size = 45;
+    m.class_id = 1;
+    m.name = "inner";
+    m.descriptor = "(I)V";
+    m.lines = lines;
+    ok &= jitdump::AppendMethodRecord(t, m);
+    jitdump::AppendRetireRecord(t, 500, 1, m.method);
+    ok &= jitdump::AppendClassRecord(t, {700, 2, "java.lang.System", "java/lang/System.java"});
+    jitdump::MethodTableMethod reused;
+    reused.timestamp = 700;
+    reused.serial = 2;
+    reused.method = m.method;
+    reused.class_id = 2;
+    reused.flags = jitdump::kMethodNative;
+    reused.name = "nano\x01Time";
+    reused.descriptor = "()J";
+    ok &= jitdump::AppendMethodRecord(t, reused);
+    const size_t whole = t.size();
+    const jitdump::MethodTableEndRecord end = jitdump::MakeEndRecord(900, {2, 2, 1, 0});
+    t.insert(t.end(), reinterpret_cast<const uint8_t*>(&end), reinterpret_cast<const uint8_t*>(&end) + sizeof end);
+    ok &= Write(dir + "/inline.dump.methods", t);
+    t.resize(whole - 12);
+    ok &= Write(dir + "/methods-cut.methods", t);
+  }
 
   // Valid files.
   ok &= Write(dir + "/inline.dump", jitdump::testing::InlineExample(false).bytes());

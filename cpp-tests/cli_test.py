@@ -49,7 +49,7 @@ def node_fixture():
 
 def scenario_help(d):
     out, _ = expect_rc(["--help"], 0)
-    for command in ["info", "list", "lines", "addr2line", "check", "perfmap", "fold", "records"]:
+    for command in ["info", "list", "lines", "addr2line", "check", "perfmap", "fold", "records", "methods"]:
         expect(command in out, f"main help names {command}")
         sub, _ = expect_rc([command, "--help"], 0)
         expect(sub.startswith("usage: jitdump " + command), f"{command} --help: {sub[:80]}")
@@ -463,6 +463,36 @@ def scenario_records(d):
     trunc = json_of(["records", "--json", os.path.join(d, "truncated.dump")])
     expect(trunc is not None and trunc["truncated"] is not None, "truncated tail reported: " + str(trunc and trunc["truncated"]))
     expect_rc(["records", f], 2)  # --json is the only format
+
+
+def scenario_methods(d):
+    """`jitdump methods`: a method table read whole (from its path or from its dump's), JSON and
+    text agree, a cut table gives what it holds and exit 1, a dump is no table."""
+    table = json_of(["methods", "--json", os.path.join(d, "inline.dump")])
+    if table is not None:
+        expect(table["file"].endswith("inline.dump.methods"), "the dump's table: " + table["file"])
+        expect(table["layout"]["method_slot"] == -3 and table["layout"]["bcp_slot"] == -8 and
+               table["layout"]["bcp_register"] == 21 and table["layout"]["jvm_version"] == "17.0.21+2",
+               str(table["layout"]))
+        methods = table["methods"]
+        expect([m["name"] for m in methods] == ["inner", "nano\x01Time"], str(methods))
+        inner = methods[0]
+        expect(inner["class"] == "probe.Chain" and inner["file"] == "probe/Chain.java" and
+               inner["descriptor"] == "(I)V" and inner["code_size"] == 45 and inner["retired"] == 500 and
+               inner["lines"] == [[0, 31], [7, 32], [38, 31]] and not inner["native"], str(inner))
+        expect(methods[1]["native"] and methods[1]["timestamp"] == 700 and "retired" not in methods[1] and
+               methods[1]["method"] == inner["method"], str(methods[1]))
+        expect(table["ended"] and table["end"]["retired"] == 1 and table["problems"] == [], str(table))
+    out, _ = expect_rc(["methods", os.path.join(d, "inline.dump.methods")], 0)
+    expect("probe.Chain.inner(I)V" in out and " 0:31 7:32 38:31" in out and "@0..500" in out, out)
+    expect("nano\\x01Time" in out and "\x01" not in out.replace("\\x01", ""), "control byte shown escaped: " + out)
+    cut = json_of(["methods", "--json", os.path.join(d, "methods-cut.methods")], rc=1)
+    if cut is not None:
+        expect(len(cut["methods"]) == 1 and not cut["ended"], str(cut))
+        expect(any("ends inside a record" in p["message"] for p in cut["problems"]), str(cut["problems"]))
+    expect_rc(["methods", os.path.join(d, "truncated.dump")], 2)  # no truncated.dump.methods
+    expect_rc(["methods", os.path.join(d, "methods-missing.methods")], 2)
+    expect_rc(["methods", os.path.join(d, "inline.dump") + "x"], 2)
 
 
 def scenario_copy(d):

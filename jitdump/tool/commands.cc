@@ -5,7 +5,7 @@
 namespace jitdump::tool {
 
 extern const Command kInfoCommand, kListCommand, kLinesCommand, kAddr2lineCommand, kCheckCommand, kPerfmapCommand,
-    kRecordsCommand, kFoldCommand, kStripInlineCommand, kReportCommand, kCopyCommand, kAttachCommand, kRunDirCommand;
+    kRecordsCommand, kMethodsCommand, kFoldCommand, kStripInlineCommand, kReportCommand, kCopyCommand, kAttachCommand, kRunDirCommand;
 
 std::span<const Command* const> AllCommands() {
   // In the order `jitdump --help` lists them.
@@ -17,6 +17,7 @@ std::span<const Command* const> AllCommands() {
       &kCheckCommand,
       &kPerfmapCommand,
       &kRecordsCommand,
+      &kMethodsCommand,
       &kFoldCommand,
       &kStripInlineCommand,
       &kReportCommand,
