@@ -3,6 +3,8 @@
 
 #include <elf.h>
 
+#include <algorithm>
+
 #include "agent/clock.h"
 
 namespace jitdump_agent {
@@ -57,7 +59,7 @@ bool MethodTableWriter::Write(uint64_t timestamp, const ClassMethods& klass, con
   if (!jitdump::AppendMethodRecord(pending_, record)) return false;
   ++pending_methods_;
   if (tracked_.size() < kMaxTracked || tracked_.count(m.method) != 0) {
-    tracked_[m.method] = Tracked{m.id, next_serial_};
+    tracked_[m.method] = Tracked{m.id, next_serial_, timestamp};
     stats_.method_table_tracked_high.Offer(tracked_.size());
   } else {
     stats_.method_table_untracked.Add();
@@ -97,7 +99,8 @@ void MethodTableWriter::Sweep(uint64_t now, MethodSource& source) {
       continue;
     }
     // Redefined: the old Method* runs on in the frames that hold it (its record stands until
-    // the memory is reused); the new one is described now. It appeared after the last sweep.
+    // the memory is reused); the new one is described now. It appeared after the last sweep
+    // and after the old version was recorded.
     ClassMethods redefined;
     if (!source.DescribeMethod(tracked.id, &redefined) || redefined.methods.empty()) {
       stats_.method_table_methods_lost.Add();
@@ -105,7 +108,7 @@ void MethodTableWriter::Sweep(uint64_t now, MethodSource& source) {
     }
     uint64_t class_id = 0;
     for (const ClassMethods::Method& m : redefined.methods) {
-      if (Write(previous + 1, redefined, m, jitdump::kMethodRedefined, &class_id)) {
+      if (Write(std::max(previous, tracked.timestamp) + 1, redefined, m, jitdump::kMethodRedefined, &class_id)) {
         stats_.method_table_redefined.Add();
       } else {
         stats_.method_table_methods_lost.Add();

@@ -12,7 +12,7 @@
 //    every Method* it wrote, the method id it came from, and a sweep every few seconds asks
 //    where each id points now: nowhere (its class was unloaded: the record is RETIREd) or
 //    elsewhere (redefined: the new Method* is described and written, stamped back to the sweep
-//    before, as it cannot be older than that).
+//    before or the old version's record, whichever is later, as it cannot be older than either).
 //
 // Memory: one entry per tracked Method* (kMaxTracked at most; beyond, methods are still written
 // but not swept), and the records not yet appended. Plain C++: method ids and class pins are
@@ -110,6 +110,7 @@ class MethodTableWriter {
   struct Tracked {
     MethodId id;
     uint64_t serial;
+    uint64_t timestamp;  // of its record
   };
   // Writes one method (and its class, once); false when it could not be encoded.
   bool Write(uint64_t timestamp, const ClassMethods& klass, const ClassMethods::Method& m, uint32_t flags,

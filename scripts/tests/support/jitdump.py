@@ -93,6 +93,13 @@ class Tool:
             raise ToolError(f"`jitdump records --json {path}` exit {r.returncode}: {r.stderr.strip()[-2000:]}")
         return Dump(Path(path), json.loads(r.stdout))
 
+    def methods(self, path: str | os.PathLike, rc: int = 0) -> dict:
+        """`jitdump methods --json FILE` (a method table, or a dump's): the JSON, exit status `rc`."""
+        r = self.run("methods", "--json", path)
+        if r.returncode != rc:
+            raise ToolError(f"`jitdump methods --json {path}` exit {r.returncode}: {r.stderr.strip()[-2000:]}")
+        return json.loads(r.stdout)
+
     def check(self, path: str | os.PathLike) -> subprocess.CompletedProcess:
         """`jitdump check FILE`: exit 0 valid, 1 not; problems one per line on stdout."""
         return self.run("check", path)
