@@ -45,12 +45,14 @@ bool JvmMethodSource::refuted() const {
   return checked_ >= kVerdictAfter && mismatched_ * 100 > checked_ * kMaxMismatchPercent;
 }
 
-uint64_t JvmMethodSource::CurrentMethod(MethodId id) {
+uint64_t JvmMethodSource::ReadSlot(MethodId id) {
   // The jmethodID's slot (see the header): never freed, so always readable.
   uint64_t method;
   std::memcpy(&method, reinterpret_cast<const void*>(static_cast<uintptr_t>(id)), sizeof method);
   return method;
 }
+
+uint64_t JvmMethodSource::CurrentMethod(MethodId id) { return read_slot_(id); }
 
 bool JvmMethodSource::DescribeOne(jmethodID method, ClassMethods::Method* out) {
   JvmtiMemory memory(jvmti_);

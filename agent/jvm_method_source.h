@@ -30,8 +30,14 @@ class JvmMethodSource final : public MethodSource {
   static constexpr uint64_t kVerdictAfter = 200;
   static constexpr uint64_t kMaxMismatchPercent = 5;
 
-  JvmMethodSource(JavaVM* vm, jvmtiEnv* jvmti, const InterpreterLayout& layout, Stats& stats)
-      : vm_(vm), jvmti_(jvmti), layout_(layout), stats_(stats) {}
+  // What a jmethodID's slot holds: its Method*. HotSpot's: the word the id points at (tests give
+  // their own: a fake JVM's ids are no slots).
+  using SlotReader = uint64_t (*)(MethodId id);
+  static uint64_t ReadSlot(MethodId id);
+
+  JvmMethodSource(JavaVM* vm, jvmtiEnv* jvmti, const InterpreterLayout& layout, Stats& stats,
+                  SlotReader read_slot = ReadSlot)
+      : vm_(vm), jvmti_(jvmti), layout_(layout), stats_(stats), read_slot_(read_slot) {}
 
   bool DescribePinned(ClassPin pin, ClassMethods* out) override;
   void DescribeLoaded(const std::function<void(const ClassMethods&)>& each) override;
@@ -56,6 +62,7 @@ class JvmMethodSource final : public MethodSource {
   jvmtiEnv* const jvmti_;
   const InterpreterLayout layout_;
   Stats& stats_;
+  const SlotReader read_slot_;
   SafeMemory memory_;
   uint64_t checked_ = 0;
   uint64_t mismatched_ = 0;

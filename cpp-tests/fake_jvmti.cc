@@ -108,6 +108,31 @@ jvmtiError JNICALL GetMethodLocation(jvmtiEnv*, jmethodID id, jlocation* start, 
   return JVMTI_ERROR_NONE;
 }
 
+jvmtiError JNICALL GetClassMethods(jvmtiEnv*, jclass klass, jint* count, jmethodID** methods) {
+  if (Refused()) return JVMTI_ERROR_UNATTACHED_THREAD;
+  const FakeClass* c = reinterpret_cast<FakeClass*>(klass);
+  if ((c->status & JVMTI_CLASS_STATUS_PREPARED) == 0) return JVMTI_ERROR_CLASS_NOT_PREPARED;
+  *count = static_cast<jint>(c->methods.size());
+  *methods = static_cast<jmethodID*>(std::malloc((c->methods.size() + 1) * sizeof(jmethodID)));
+  for (size_t i = 0; i < c->methods.size(); ++i) (*methods)[i] = c->methods[i]->id();
+  return JVMTI_ERROR_NONE;
+}
+
+jvmtiError JNICALL GetClassStatus(jvmtiEnv*, jclass klass, jint* status) {
+  if (Refused()) return JVMTI_ERROR_UNATTACHED_THREAD;
+  *status = reinterpret_cast<FakeClass*>(klass)->status;
+  return JVMTI_ERROR_NONE;
+}
+
+jvmtiError JNICALL GetLoadedClasses(jvmtiEnv*, jint* count, jclass** classes) {
+  if (Refused()) return JVMTI_ERROR_UNATTACHED_THREAD;
+  const std::vector<FakeClass*>& loaded = FakeJvmti::loaded_classes();
+  *count = static_cast<jint>(loaded.size());
+  *classes = static_cast<jclass*>(std::malloc((loaded.size() + 1) * sizeof(jclass)));
+  for (size_t i = 0; i < loaded.size(); ++i) (*classes)[i] = reinterpret_cast<jclass>(loaded[i]);
+  return JVMTI_ERROR_NONE;
+}
+
 jvmtiError JNICALL Deallocate(jvmtiEnv*, unsigned char* mem) {
   std::free(mem);
   return JVMTI_ERROR_NONE;
@@ -202,6 +227,11 @@ bool& FakeJvmti::dead() {
   return dead;
 }
 
+std::vector<FakeClass*>& FakeJvmti::loaded_classes() {
+  static std::vector<FakeClass*> loaded;
+  return loaded;
+}
+
 bool& FakeJvmti::require_attached() {
   static bool require = false;
   return require;
@@ -222,6 +252,9 @@ FakeJvmti::FakeJvmti() {
   table_.GetMethodLocation = GetMethodLocation;
   table_.Deallocate = Deallocate;
   table_.GenerateEvents = GenerateEvents;
+  table_.GetClassMethods = GetClassMethods;
+  table_.GetClassStatus = GetClassStatus;
+  table_.GetLoadedClasses = GetLoadedClasses;
   env_.functions = &table_;
   calls() = FakeJvmtiCalls();
   require_attached() = false;

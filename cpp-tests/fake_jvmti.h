@@ -10,15 +10,22 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "agent/code_event.h"
 
 namespace test_support {
 
+struct FakeMethod;
+
 struct FakeClass {
+  FakeClass(std::string signature_ = "", std::string source_file_ = "")
+      : signature(std::move(signature_)), source_file(std::move(source_file_)) {}
   std::string signature;   // "Lp/A;"
   std::string source_file; // "" means JVMTI_ERROR_ABSENT_INFORMATION
+  std::vector<FakeMethod*> methods;  // GetClassMethods
+  jint status = JVMTI_CLASS_STATUS_VERIFIED | JVMTI_CLASS_STATUS_PREPARED;  // GetClassStatus
 };
 
 struct FakeMethod {
@@ -55,6 +62,8 @@ class FakeJvmti {
   static bool& require_attached();
   // The JVM is past VM death: name lookups answer JVMTI_ERROR_WRONG_PHASE.
   static bool& dead();
+  // What GetLoadedClasses lists.
+  static std::vector<FakeClass*>& loaded_classes();
   static std::atomic<int>& delays_begun();
 
  private:
