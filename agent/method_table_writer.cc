@@ -89,6 +89,7 @@ void MethodTableWriter::Sweep(uint64_t now, MethodSource& source) {
   for (const auto& [method, tracked] : tracked_) {
     if (source.CurrentMethod(tracked.id) != method) changed.emplace_back(method, tracked);
   }
+  sweep_interval_ = changed.empty() ? std::min(2 * sweep_interval_, kMaxSweepIntervalNs) : kSweepIntervalNs;
   for (const auto& [method, tracked] : changed) {
     tracked_.erase(method);
     const uint64_t current = source.CurrentMethod(tracked.id);
@@ -108,7 +109,9 @@ void MethodTableWriter::Sweep(uint64_t now, MethodSource& source) {
     }
     uint64_t class_id = 0;
     for (const ClassMethods::Method& m : redefined.methods) {
-      if (Write(std::max(previous, tracked.timestamp) + 1, redefined, m, jitdump::kMethodRedefined, &class_id)) {
+      uint64_t since = std::max(previous, tracked.timestamp);
+      if (const auto at = tracked_.find(m.method); at != tracked_.end()) since = std::max(since, at->second.timestamp);
+      if (Write(since + 1, redefined, m, jitdump::kMethodRedefined, &class_id)) {
         stats_.method_table_redefined.Add();
       } else {
         stats_.method_table_methods_lost.Add();

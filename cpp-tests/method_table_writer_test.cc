@@ -176,6 +176,26 @@ TEST_F(MethodTableWriterTest, TheFirstPassAndSweepsComeFromTheSource) {
   EXPECT_EQ(Read().end_counts.methods_lost, 1u);
 }
 
+TEST_F(MethodTableWriterTest, SweepsThatFindNothingComeLessOften) {
+  Open(0);
+  writer_.AddClass(0, Class("A", {M(1, 0x1000, "a")}));
+  source_.slots = {{1, 0x1000}};
+  constexpr uint64_t kFirst = MethodTableWriter::kSweepIntervalNs;
+  uint64_t now = kFirst;
+  ASSERT_TRUE(writer_.SweepDue(now));
+  for (uint64_t interval = 2 * kFirst; interval <= MethodTableWriter::kMaxSweepIntervalNs; interval *= 2) {
+    writer_.Sweep(now, source_);
+    EXPECT_FALSE(writer_.SweepDue(now + interval - 1)) << interval;
+    EXPECT_TRUE(writer_.SweepDue(now + interval)) << interval;
+    now += interval;
+  }
+  writer_.Sweep(now, source_);
+  EXPECT_TRUE(writer_.SweepDue(now + MethodTableWriter::kMaxSweepIntervalNs)) << "no longer than the maximum";
+  source_.slots[1] = 0;  // a change: back to the shortest interval
+  writer_.Sweep(now + MethodTableWriter::kMaxSweepIntervalNs, source_);
+  EXPECT_TRUE(writer_.SweepDue(now + MethodTableWriter::kMaxSweepIntervalNs + kFirst));
+}
+
 TEST_F(MethodTableWriterTest, UnreadableMethodsAreCountedAndAClosedTableTakesNothing) {
   Open();
   ClassMethods c = Class("A", {M(1, 0x1000, "a")});
