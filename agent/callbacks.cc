@@ -200,16 +200,15 @@ void HandleClassPrepare(AgentState& s, uint64_t timestamp, JNIEnv* jni, jclass k
     const ClassPin pin = PinOf(jni->NewGlobalRef(klass));
     if (pin == 0) {
       s.stats.method_table_classes_lost.Add();
-      return;
-    }
-    CodeEvent* event = NewClassPrepared(s.queue, timestamp, pin);
-    if (event == nullptr || !s.queue.Push(event)) {  // a failed push frees the event
+    } else if (CodeEvent* event = NewClassPrepared(s.queue, timestamp, pin);
+               event == nullptr || !s.queue.Push(event)) {  // a failed push frees the event
       jni->DeleteGlobalRef(JObjectOf(pin));
       s.stats.method_table_classes_lost.Add();
     }
   } catch (...) {
     s.stats.method_table_classes_lost.Add();
   }
+  s.stats.class_prepare_latency.Record(MonotonicNanos() - timestamp);
 }
 
 void HandleVMInit(AgentState& s) {

@@ -183,7 +183,8 @@ std::string Stats::ToJson(const std::string& dump_path, const std::string& perfm
   AppendLatency(out, "compiled_method_load", load_latency, true);
   AppendLatency(out, "compiled_method_load_code_le_4k", load_latency_small, true);
   AppendLatency(out, "dynamic_code_generated", dynamic_latency, true);
-  AppendLatency(out, "compiled_method_unload", unload_latency, false);
+  AppendLatency(out, "compiled_method_unload", unload_latency, true);
+  AppendLatency(out, "class_prepare", class_prepare_latency, false);
   out += "},\"callback_cpu\":{";
   AppendLatency(out, "compiled_method_load", load_cpu, false);
   out += "},\"writer_latency\":{";

@@ -149,6 +149,7 @@ struct Stats {
   LatencyHistogram load_latency_small;  // loads of at most kSmallCode bytes (the usual target)
   LatencyHistogram dynamic_latency;
   LatencyHistogram unload_latency;
+  LatencyHistogram class_prepare_latency;  // interp=on: on the thread that loads each class
   // CPU time of the thread inside CompiledMethodLoad, for one load in 16 per thread and only
   // when stats are asked for: the thread CPU clock is a system call, not a vDSO read.
   LatencyHistogram load_cpu;
