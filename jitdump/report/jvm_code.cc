@@ -62,7 +62,18 @@ std::unique_ptr<JvmCode> JvmCode::FromDump(const std::string& path, JitDump dump
   std::unique_ptr<JitDump> sidecar = std::make_unique<JitDump>();
   std::string ignored;  // a missing or unreadable sidecar only means no inline records from it
   if (!ReadDump(path + ".inline", budget, sidecar.get(), &ignored, nullptr)) sidecar.reset();
-  return std::unique_ptr<JvmCode>(new JvmCode(path, std::move(dump), std::move(sidecar)));
+  std::unique_ptr<JvmCode> code(new JvmCode(path, std::move(dump), std::move(sidecar)));
+  // The method table, read under the same budget (its decoded size is about its file size); a
+  // missing or unreadable one only means interpreted frames stay anonymous.
+  constexpr uint64_t kMaxTableBytes = 1ull << 30;
+  uint64_t room = kMaxTableBytes;
+  if (budget != nullptr && budget->limit != 0) room = budget->limit - std::min(budget->used, budget->limit);
+  auto table = std::make_unique<MethodTable>();
+  if (LoadMethodTable(MethodTablePathFor(path), room, table.get(), &ignored) && table->header_ok) {
+    if (budget != nullptr) budget->used += 2 * table->methods.size() * sizeof(TableMethod);
+    code->methods_ = std::move(table);
+  }
+  return code;
 }
 
 JvmCode::JvmCode(std::string path, JitDump dump, std::unique_ptr<JitDump> sidecar)

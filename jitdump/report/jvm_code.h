@@ -1,5 +1,7 @@
 // One JVM's jitdump, loaded to name the JIT frames of its samples: the parsed dump, the inline
-// records `jitdump strip-inline` moved to FILE.inline, and the time-aware address index.
+// records `jitdump strip-inline` moved to FILE.inline, the method table the agent writes beside
+// it with interp=on (FILE.methods: what names interpreted frames), and the time-aware address
+// index.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "jitdump/read/dump.h"
+#include "jitdump/read/method_table.h"
 #include "jitdump/read/queries.h"
 #include "jitdump/report/load_timeline.h"
 #include "jitdump/report/profile.h"
@@ -54,6 +57,9 @@ class JvmCode {
 
   LoadTimeline& timeline() { return timeline_; }
 
+  // FILE.methods, when it was there and is a method table; null otherwise.
+  const MethodTable* methods() const { return methods_.get(); }
+
   // For a frame in a jitted-<pid>-<code_index>.so that `perf inject --jit` wrote: the load
   // record and the absolute address. perf prints the ip either absolute or relative to the ELF,
   // whose text starts at 0x80 (perf's GEN_ELF_TEXT_OFFSET). -1 when no load has that index or
@@ -74,6 +80,7 @@ class JvmCode {
   std::string path_;
   JitDump dump_;
   std::unique_ptr<JitDump> sidecar_dump_;  // stable address: sidecar_ points at it
+  std::unique_ptr<MethodTable> methods_;
   SidecarIndex sidecar_;
   LoadTimeline timeline_;
   std::unordered_map<uint64_t, size_t> by_code_index_;
