@@ -12,8 +12,6 @@
 namespace jitdump_agent {
 namespace {
 
-constexpr jint kAccNative = 0x0100;  // JVMS 4.6
-
 // Owns memory JVMTI allocated and gives it back.
 class JvmtiMemory {
  public:
@@ -61,28 +59,34 @@ bool JvmMethodSource::DescribeOne(jmethodID method, ClassMethods::Method* out) {
   if (jvmti_->GetMethodName(method, &name, &descriptor, nullptr) != JVMTI_ERROR_NONE) return false;
   memory.Own(name);
   memory.Own(descriptor);
-  jint modifiers = 0;
-  if (jvmti_->GetMethodModifiers(method, &modifiers) != JVMTI_ERROR_NONE) return false;
   out->id = IdOf(method);
   out->name = ModifiedUtf8ToUtf8(name);
   out->descriptor = ModifiedUtf8ToUtf8(descriptor);
-  out->native = (modifiers & kAccNative) != 0;
   out->lines.clear();
-  if (out->native) return true;
+  // The line table's answer also says whether the method is native: one call, not two.
   jint count = 0;
   jvmtiLineNumberEntry* table = nullptr;
-  if (jvmti_->GetLineNumberTable(method, &count, &table) == JVMTI_ERROR_NONE) {
-    memory.Own(table);
-    out->lines.reserve(static_cast<size_t>(count));
-    for (jint i = 0; i < count; ++i) {
-      if (table[i].start_location < 0 || table[i].start_location > UINT32_MAX || table[i].line_number < 0) continue;
-      out->lines.push_back({static_cast<uint32_t>(table[i].start_location), static_cast<uint32_t>(table[i].line_number)});
-    }
-    // JVMTI gives class-file order, not sorted.
-    std::stable_sort(out->lines.begin(), out->lines.end(),
-                     [](const jitdump::MethodTableLine& a, const jitdump::MethodTableLine& b) { return a.bci < b.bci; });
+  const jvmtiError error = jvmti_->GetLineNumberTable(method, &count, &table);
+  out->native = error == JVMTI_ERROR_NATIVE_METHOD;
+  if (error != JVMTI_ERROR_NONE) return out->native || error == JVMTI_ERROR_ABSENT_INFORMATION;
+  memory.Own(table);
+  out->lines.reserve(static_cast<size_t>(count));
+  for (jint i = 0; i < count; ++i) {
+    if (table[i].start_location < 0 || table[i].start_location > UINT32_MAX || table[i].line_number < 0) continue;
+    out->lines.push_back({static_cast<uint32_t>(table[i].start_location), static_cast<uint32_t>(table[i].line_number)});
   }
+  // JVMTI gives class-file order, not sorted.
+  std::stable_sort(out->lines.begin(), out->lines.end(),
+                   [](const jitdump::MethodTableLine& a, const jitdump::MethodTableLine& b) { return a.bci < b.bci; });
   return true;
+}
+
+int64_t JvmMethodSource::EndLocationToCheck(jmethodID method, const ClassMethods::Method& m, bool always) {
+  // Every method until the verdict on the layout is in, then one in kCheckEvery.
+  if (m.native || (!always && checked_ >= kVerdictAfter && ++unchecked_ % kCheckEvery != 0)) return kUnchecked;
+  jlocation start = 0, end = -1;
+  if (jvmti_->GetMethodLocation(method, &start, &end) != JVMTI_ERROR_NONE) return kUnchecked;
+  return end;
 }
 
 void JvmMethodSource::Locate(ClassMethods* out, const std::vector<int64_t>& end_locations) {
@@ -112,7 +116,7 @@ void JvmMethodSource::Locate(ClassMethods* out, const std::vector<int64_t>& end_
     }
     m.code_size = static_cast<uint32_t>(values[i]);
     m.code_base = const_methods[i] + layout_.const_method_size;
-    if (!m.native) {
+    if (end_locations[i] != kUnchecked) {
       // JVMTI's last location of a method with bytecodes is its code size minus one.
       ++checked_;
       if (end_locations[i] + 1 != static_cast<int64_t>(m.code_size)) {
@@ -151,14 +155,12 @@ bool JvmMethodSource::Describe(jclass klass, ClassMethods* out) {
   end_locations.reserve(static_cast<size_t>(count));
   for (jint i = 0; i < count; ++i) {
     ClassMethods::Method m;
-    jlocation start = 0, end = -1;
-    if (!DescribeOne(methods[i], &m) ||
-        (!m.native && jvmti_->GetMethodLocation(methods[i], &start, &end) != JVMTI_ERROR_NONE)) {
+    if (!DescribeOne(methods[i], &m)) {
       ++out->unreadable;
       continue;
     }
+    end_locations.push_back(EndLocationToCheck(methods[i], m, /*always=*/false));
     out->methods.push_back(std::move(m));
-    end_locations.push_back(end);
   }
   Locate(out, end_locations);
   return true;
@@ -217,9 +219,9 @@ bool JvmMethodSource::DescribeMethod(MethodId id, ClassMethods* out) {
     out->methods.clear();
     out->unreadable = 0;
     ClassMethods::Method m;
-    jlocation start = 0, end = -1;
-    if (DescribeOne(JMethodOf(id), &m) &&
-        (m.native || jvmti_->GetMethodLocation(JMethodOf(id), &start, &end) == JVMTI_ERROR_NONE)) {
+    if (DescribeOne(JMethodOf(id), &m)) {
+      // A redefined method is always checked: it is what the sweep trusts least.
+      const int64_t end = EndLocationToCheck(JMethodOf(id), m, /*always=*/true);
       out->methods.push_back(std::move(m));
       Locate(out, {end});
       described = !out->methods.empty();

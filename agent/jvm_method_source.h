@@ -7,13 +7,18 @@
 // cannot fault even after the class is gone). Where its bytecodes lie is read from the Method
 // and its ConstMethod at the offsets VMStructs gives (interpreter_layout.h), through SafeMemory:
 // a wrong address fails the read instead of faulting. Every method read that way is checked
-// against JVMTI: its bytecode count must be GetMethodLocation's last location plus one. A method
-// that fails the check is left out; if most of the first ones fail, the layout is wrong and
-// the source says so (refuted), and the writer closes the table.
+// against JVMTI: its bytecode count must be GetMethodLocation's last location plus one (every
+// method until kVerdictAfter have been checked, then one in kCheckEvery, and every redefined
+// one). A method that fails the check is left out; if more than kMaxMismatchPercent of the
+// checked ones fail, the layout is wrong and the source says so (refuted), and the writer closes
+// the table. Two JVMTI calls describe a method (its name and descriptor; its line table, whose
+// answer also says whether it is native), a few more each class.
 #pragma once
 
 #include <jni.h>
 #include <jvmti.h>
+
+#include <cstdint>
 
 #include "agent/interpreter_layout.h"
 #include "agent/method_table_writer.h"
@@ -29,6 +34,7 @@ class JvmMethodSource final : public MethodSource {
   // may fail the check (a method redefined between the two reads fails it honestly).
   static constexpr uint64_t kVerdictAfter = 200;
   static constexpr uint64_t kMaxMismatchPercent = 5;
+  static constexpr uint64_t kCheckEvery = 16;
 
   // What a jmethodID's slot holds: its Method*. HotSpot's: the word the id points at (tests give
   // their own: a fake JVM's ids are no slots).
@@ -53,8 +59,12 @@ class JvmMethodSource final : public MethodSource {
   // Describes one method of the class into `out` (name, descriptor, modifiers, line table);
   // false when JVMTI cannot.
   bool DescribeOne(jmethodID method, ClassMethods::Method* out);
+  // The method's last bytecode index from JVMTI when it is to be checked (see above), else
+  // kUnchecked.
+  static constexpr int64_t kUnchecked = INT64_MIN;
+  int64_t EndLocationToCheck(jmethodID method, const ClassMethods::Method& m, bool always);
   // Reads the Method*s and bytecode ranges of `out`'s methods, leaving out (and counting) those
-  // that cannot be read or fail the check.
+  // that cannot be read or fail the check against `end_locations` (one per method).
   void Locate(ClassMethods* out, const std::vector<int64_t>& end_locations);
   JNIEnv* Env();
 
@@ -66,6 +76,7 @@ class JvmMethodSource final : public MethodSource {
   SafeMemory memory_;
   uint64_t checked_ = 0;
   uint64_t mismatched_ = 0;
+  uint64_t unchecked_ = 0;
 };
 
 }  // namespace jitdump_agent
