@@ -173,6 +173,34 @@ TEST(JavaStackWalk, AMethodEntryIsNamedFromTheMethodRegister) {
   EXPECT_EQ(r.frames[1].method->name, "outer");
 }
 
+TEST(JavaStackWalk, AMethodEnteredFromCompiledCodeIsNamedBeforeItsFrameExists) {
+  Fixture f;
+  Stack s = ChainStack();
+  // The compiled frame (at kSp + 0x300) called the c2i adapter, which jumped to C's entry: the
+  // return address into the compiled code is on top of the stack, rbp is the compiled frame's.
+  s.Put(kSp, kCompiled + 0x66);
+  WalkRegisters regs{kInterpStart + 0x10, kSp, kSp + 0x300, kSp + 0x40 /* sender sp */, kMethodC};
+  const WalkResult r = f.walk.FromRegisters(regs, s.Copy());
+  EXPECT_TRUE(r.top_in_entry);
+  ASSERT_EQ(r.frames.size(), 5u);
+  ASSERT_NE(r.frames[0].method, nullptr);
+  EXPECT_EQ(r.frames[0].method->name, "inner");
+  EXPECT_EQ(r.frames[0].bci, 0);
+  EXPECT_EQ(r.frames[1].kind, WalkedFrame::Kind::kCode);
+  EXPECT_EQ(r.frames[1].pc, kCompiled + 0x66);
+  EXPECT_TRUE(r.frames[1].return_address);
+  ASSERT_NE(r.frames[2].method, nullptr);
+  EXPECT_EQ(r.frames[2].method->name, "main") << "the compiled frame's caller";
+  EXPECT_EQ(r.end, WalkEnd::kOutermost);
+  // Without a known method in rbx, or with no return address into JIT code on top of the
+  // stack, nothing is made up: the frame stays anonymous.
+  regs.method = 0x7e00000f0000;
+  EXPECT_EQ(f.walk.FromRegisters(regs, s.Copy()).frames[0].method, nullptr);
+  regs.method = kMethodC;
+  s.Put(kSp, kLibjvm + 0x10);
+  EXPECT_EQ(f.walk.FromRegisters(regs, s.Copy()).frames[0].method, nullptr);
+}
+
 TEST(JavaStackWalk, UnknownMethodsAndStaleWordsAreNotTakenForFrames) {
   Fixture f;
   Stack s = ChainStack();

@@ -52,6 +52,20 @@ bool JavaStackWalk::DecodeInterpreted(uint64_t fp, const StackCopy& stack, Walke
   return SetBci(*frame, bcp);
 }
 
+bool JavaStackWalk::EnteredFromCode(const WalkRegisters& regs, const StackCopy& stack, WalkedFrame* top,
+                                    uint64_t* return_address) {
+  if (!regs.method || !stack.Word(regs.sp, return_address)) return false;
+  const CodeKind caller = code_.KindAt(*return_address);
+  if (caller != CodeKind::kCompiled && caller != CodeKind::kStub) return false;
+  const TableMethod* m = methods_.Find(*regs.method);
+  if (m == nullptr) return false;
+  top->method = m;
+  top->method_ptr = *regs.method;
+  top->bci = m->native() ? -1 : 0;
+  top->covered = true;
+  return true;
+}
+
 void JavaStackWalk::Callers(uint64_t fp, const StackCopy& stack, WalkResult& out) {
   while (true) {
     if (out.frames.size() >= kMaxFrames) {
@@ -97,11 +111,24 @@ WalkResult JavaStackWalk::FromRegisters(const WalkRegisters& regs, const StackCo
     top.kind = WalkedFrame::Kind::kInterpreted;
     const uint64_t complete_at = SlotAddress(regs.fp, slots_.complete_slot);
     const bool complete = regs.fp >= regs.sp && complete_at >= regs.sp;
+    uint64_t return_address = 0;
     if (complete) {
       if (DecodeInterpreted(regs.fp, stack, &top)) {
         // Between bytecodes the register holds other things (a sender sp, a return address);
         // inside the method's bytecodes it is the live one, newer than the slot.
         if (regs.bcp) (void)SetBci(top, *regs.bcp);
+      } else if (EnteredFromCode(regs, stack, &top, &return_address)) {
+        // A method entry called from compiled code, before its frame exists: the pc is the
+        // entry's, the method in its register, rbp and the return address on top of the stack
+        // still the caller's.
+        out.top_in_entry = true;
+        out.frames.push_back(top);
+        WalkedFrame caller;
+        caller.pc = return_address;
+        caller.return_address = true;
+        out.frames.push_back(caller);
+        Callers(regs.fp, stack, out);
+        return out;
       } else {
         top.method = nullptr;
       }

@@ -16,7 +16,11 @@
 //    else in the slot (the register holds something else between bytecodes: a sender sp during
 //    a call, a return address while returning);
 //  - its frame still being built (a method entry, sp above that): the method being entered is
-//    in the method register (rbx), at bytecode 0.
+//    in the method register (rbx), at bytecode 0;
+//  - a method entry before its frame exists, called from compiled code (through the c2i
+//    adapter, which jumps): rbp is still the compiled caller's and the return address into it
+//    is on top of the stack; the method is in rbx, at bytecode 0. (Called from an interpreted
+//    frame, rbp is that caller's complete frame, and the sample is the caller's, at its call.)
 // A frame's method counts only when the table knows it at the sample's time and its bytecode
 // pointer lies inside that method (or the method is native), so a stale word of the stack is
 // never taken for a frame.
@@ -140,6 +144,10 @@ class JavaStackWalk {
   // An interpreted frame at fp, its Method* and bytecode pointer from their slots; false when
   // the slots do not hold a method the table knows with a bytecode pointer inside it.
   bool DecodeInterpreted(uint64_t fp, const StackCopy& stack, WalkedFrame* frame);
+  // The method entry case above: the entered method from the register, and the return address
+  // into the compiled caller on top of the stack; false when the registers and stack are not
+  // that.
+  bool EnteredFromCode(const WalkRegisters& regs, const StackCopy& stack, WalkedFrame* top, uint64_t* return_address);
   // Sets the frame's bci from `bcp` when it points into its method.
   static bool SetBci(WalkedFrame& frame, uint64_t bcp);
   // Follows the chain from the frame at `fp` (already in `out`), adding its callers.
