@@ -36,19 +36,52 @@ uint64_t DebugBytes(const ElfImage& image) {
   return total;
 }
 
+// The DIE that defines a function: an inlined or out-of-line instance's abstract origin, a
+// definition's declaration (DW_AT_specification), as far as they go.
+Dwarf_Die Definition(Dwarf_Die* die) {
+  Dwarf_Die current = *die;
+  for (int hops = 0; hops < 8; ++hops) {
+    Dwarf_Attribute attr;
+    Dwarf_Die next;
+    if (dwarf_attr(&current, DW_AT_abstract_origin, &attr) == nullptr &&
+        dwarf_attr(&current, DW_AT_specification, &attr) == nullptr) {
+      break;
+    }
+    if (dwarf_formref_die(&attr, &next) == nullptr) break;
+    current = next;
+  }
+  return current;
+}
+
+// A function's name as perf spells ELF symbols: its linkage name demangled, else its DWARF
+// name qualified by the namespaces and classes around its definition ("ns::(anonymous
+// namespace)::Inline", what the demangler makes of a linkage name).
 std::string DieName(Dwarf_Die* die) {
   Dwarf_Attribute attr;
-  const char* name = nullptr;
   if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) != nullptr ||
       dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr) != nullptr) {
-    name = dwarf_formstring(&attr);
-    if (name != nullptr) return DemangleLikePerf(name);
+    if (const char* linkage = dwarf_formstring(&attr)) return DemangleLikePerf(linkage);
   }
-  if (dwarf_attr_integrate(die, DW_AT_name, &attr) != nullptr) {
-    name = dwarf_formstring(&attr);
-    if (name != nullptr) return name;
+  if (dwarf_attr_integrate(die, DW_AT_name, &attr) == nullptr) return {};
+  const char* name = dwarf_formstring(&attr);
+  if (name == nullptr) return {};
+  std::string qualified;
+  Dwarf_Die definition = Definition(die);
+  Dwarf_Die* scopes = nullptr;
+  const int count = dwarf_getscopes_die(&definition, &scopes);
+  // scopes[0] is the definition itself, the last its unit.
+  for (int i = count - 1; i >= 1; --i) {
+    const int tag = dwarf_tag(&scopes[i]);
+    if (tag != DW_TAG_namespace && tag != DW_TAG_class_type && tag != DW_TAG_structure_type &&
+        tag != DW_TAG_union_type) {
+      continue;
+    }
+    const char* scope_name = dwarf_diename(&scopes[i]);
+    qualified += scope_name != nullptr ? scope_name : (tag == DW_TAG_namespace ? "(anonymous namespace)" : "{unnamed}");
+    qualified += "::";
   }
-  return {};
+  std::free(scopes);
+  return qualified + name;
 }
 
 // The file and line an inlined subroutine was called from (in its caller).
@@ -146,8 +179,23 @@ bool DwarfLines::Chain(uint64_t vaddr, std::vector<SourceFrame>* frames) {
     if (dwarf_lineno(row, &number) == 0 && number > 0) line = static_cast<uint32_t>(number);
   }
 
+  // dwarf_getscopes continues an inlined function's scopes with those of its abstract
+  // definition; the chain of callers is the physical nesting of the innermost function's DIE,
+  // which dwarf_getscopes_die gives (as eu-addr2line -i does).
   Dwarf_Die* scopes = nullptr;
-  const int count = dwarf_getscopes(&cu, vaddr, &scopes);
+  int count = dwarf_getscopes(&cu, vaddr, &scopes);
+  Dwarf_Die innermost;
+  bool found = false;
+  for (int i = 0; i < count && i < kMaxScopes && !found; ++i) {
+    const int tag = dwarf_tag(&scopes[i]);
+    if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram || tag == DW_TAG_entry_point) {
+      innermost = scopes[i];
+      found = true;
+    }
+  }
+  std::free(scopes);
+  scopes = nullptr;
+  count = found ? dwarf_getscopes_die(&innermost, &scopes) : 0;
   for (int i = 0; i < count && i < kMaxScopes; ++i) {
     Dwarf_Die* scope = &scopes[i];
     const int tag = dwarf_tag(scope);

@@ -162,6 +162,21 @@ Elf_Data* ElfImage::SectionData(Elf_Scn* scn, uint64_t limit) const {
   return elf_getdata(scn, nullptr);
 }
 
+std::string ElfImage::Damage() const {
+  size_t count = 0;
+  if (elf_getshdrnum(elf_, &count) != 0) return std::string("unreadable section headers: ") + elf_errmsg(-1);
+  const uint64_t entry = ehdr_.e_shentsize;
+  if (count > 0 && (ehdr_.e_shoff > size_ || entry == 0 || (size_ - ehdr_.e_shoff) / entry < count)) {
+    return "section headers past the end of the file (" + std::to_string(size_) + " bytes): truncated?";
+  }
+  for (const Load& load : loads_) {
+    if (load.offset > size_ || size_ - load.offset < load.filesz) {
+      return "a segment past the end of the file (" + std::to_string(size_) + " bytes): truncated?";
+    }
+  }
+  return {};
+}
+
 bool ElfImage::HasSymtab() const {
   GElf_Shdr shdr;
   return FindSection(".symtab", &shdr) != nullptr && shdr.sh_type == SHT_SYMTAB;

@@ -65,6 +65,10 @@ class ElfImage {
   // the section is NOBITS, lies outside the file or is larger than `limit`.
   Elf_Data* SectionData(Elf_Scn* scn, uint64_t limit) const;
 
+  // Why the file is cut short or damaged (its section headers or segments lie past its end),
+  // "" when it looks whole.
+  std::string Damage() const;
+
   bool HasSymtab() const;  // a .symtab of type SYMTAB
   bool HasDwarf() const;   // a .debug_info with bytes (not NOBITS, as in a stripped file)
   // The .gnu_debuglink file name; empty when there is none.

@@ -275,7 +275,12 @@ std::unique_ptr<FileSymbols> LoadFileSymbols(const Mapping& mapping, FileLocator
   if (dynamic == nullptr) dynamic = syms;
 
   if (syms == nullptr) {
-    if (!search.mismatch().empty()) {
+    if (runtime_found != nullptr) {
+      // The mapped file is there but holds no symbol table.
+      const std::string damage = runtime_found->image->Damage();
+      file->status = damage.empty() ? Outcome::kNoSymbol : Outcome::kNotElf;
+      file->report.problem = runtime_found->path + (damage.empty() ? ": no symbol table" : ": " + damage);
+    } else if (!search.mismatch().empty()) {
       file->status = Outcome::kBuildIdMismatch;
       file->report.problem = search.mismatch();
     } else if (search.not_elf()) {

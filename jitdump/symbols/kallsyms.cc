@@ -80,7 +80,7 @@ class Parser {
 
   bool Finish(std::string* error) {
     if (lines_ > 0 && !any_address_) out_->hidden = true;
-    if (builder_.size() == 0) {
+    if (builder_.size() == 0 || out_->hidden) {
       *error = out_->hidden ? "the kernel hides its symbol addresses (kptr_restrict; run as root)"
                             : "no kernel symbols in it";
       return false;
