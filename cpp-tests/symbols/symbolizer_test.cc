@@ -146,8 +146,19 @@ TEST_F(SymbolizerTest, NamesFunctionsOfPieAndNonPieExecutablesAndLibraries) {
 }
 
 TEST_F(SymbolizerTest, NonPieExecutablesCallLibrariesThroughNamedPltEntries) {
+  // Without PIE, a pointer to a library function taken in the program is the program's PLT
+  // entry. In the stripped program (.dynsym only) perf's PLT symbol names it.
+  const uint64_t plt = nopie_->functions.at("external_pointer");
+  const MapLine& m = nopie_->MapOf(plt);
+  Options options = NoHostDebug();
+  options.root = Layout("nopie-stripped");
+  Symbolizer stripped(options);
+  EXPECT_EQ(Name(stripped.Find(Mapping{"/usr/bin/symfix_nopie", {}, m.start, m.end, m.pgoff, 0}, plt)),
+            "symfix_c_function@plt");
+  // With its .symtab, the unsized _init just before .plt covers the entry, and perf's search
+  // meets _init first: perf script names it "_init", and so do we.
   Symbolizer s(NoHostDebug());
-  EXPECT_EQ(Name(Find(s, *nopie_, nopie_->functions.at("external_pointer"))), "symfix_c_function@plt");
+  EXPECT_EQ(Name(Find(s, *nopie_, plt)), "_init");
   // With PIE the pointer is the library's function itself.
   EXPECT_EQ(Name(Find(s, *pie_, pie_->functions.at("external_pointer"))), "symfix_c_function");
 }

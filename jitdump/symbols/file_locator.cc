@@ -69,11 +69,18 @@ bool FileLocator::HasOtherRoot(uint32_t pid) {
   if (pid == 0) return false;
   auto it = other_root_.find(pid);
   if (it != other_root_.end()) return it->second;
+  // Another mount namespace (a container's, even without a root of its own) or another root
+  // directory (chroot): paths resolve differently there.
+  const std::string proc = "/proc/" + std::to_string(pid);
   struct stat theirs {};
   struct stat ours {};
-  const std::string root = "/proc/" + std::to_string(pid) + "/root";
-  const bool other = stat(root.c_str(), &theirs) == 0 && stat("/", &ours) == 0 &&
-                     (theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino);
+  bool other = false;
+  if (stat((proc + "/ns/mnt").c_str(), &theirs) == 0 && stat("/proc/self/ns/mnt", &ours) == 0) {
+    other = theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino;
+  }
+  if (!other && stat((proc + "/root").c_str(), &theirs) == 0 && stat("/", &ours) == 0) {
+    other = theirs.st_dev != ours.st_dev || theirs.st_ino != ours.st_ino;
+  }
   other_root_.emplace(pid, other);
   return other;
 }

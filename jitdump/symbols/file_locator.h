@@ -48,8 +48,8 @@ class FileLocator {
   std::string HostPath(std::string_view path) const { return root_ + std::string(path); }
   std::unique_ptr<ElfImage> OpenHost(std::string_view path, std::string* error) const;
 
-  // Whether `pid` lives in a mount namespace whose root is not ours (a container); false when
-  // it is gone. Remembered per pid.
+  // Whether `pid` lives in another mount namespace or under another root than ours (a
+  // container); false when it is gone. Remembered per pid.
   bool HasOtherRoot(uint32_t pid);
   // `path` inside the process's root, symlinks resolved within it.
   std::unique_ptr<ElfImage> OpenInProcessRoot(uint32_t pid, std::string_view path, std::string* error) const;

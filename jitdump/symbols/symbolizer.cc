@@ -113,7 +113,7 @@ FileSymbols* Symbolizer::State::FileFor(const Mapping& mapping) {
 }
 
 std::string_view Symbolizer::State::NameOf(FileSymbols& file, const SymbolTable::Symbol& symbol) {
-  if (file.names.empty()) file.names.resize(file.table.size());
+  if (file.names.empty()) file.names.resize(file.table.symbols().size());
   const size_t index = static_cast<size_t>(&symbol - file.table.symbols().data());
   std::string_view& name = file.names[index];
   if (name.data() == nullptr) {
