@@ -187,6 +187,18 @@ TEST_F(SymbolizerTest, InlineChainHasEachCallersLine) {
   EXPECT_EQ(one.frames[0].line, 0u);
 }
 
+TEST_F(SymbolizerTest, DwarfLargerThanTheBudgetIsNotRead) {
+  Options options = NoHostDebug();
+  options.max_dwarf_bytes = 1024;  // the fixture's DWARF is larger
+  Symbolizer s(options);
+  const Lookup l = Find(s, *pie_, pie_->functions.at("inner_return") - 1);
+  ASSERT_EQ(l.frames.size(), 1u);  // symbols only
+  EXPECT_EQ(l.frames[0].function, "symfix::Widget::Outer");
+  bool said = false;
+  for (const FileReport& r : s.Files()) said |= r.problem.find("allowed: symbols only") != std::string::npos;
+  EXPECT_TRUE(said) << "no file report says why its DWARF was not read";
+}
+
 TEST_F(SymbolizerTest, StrippedLibraryGetsSymbolsAndLinesFromItsDebugFile) {
   const std::vector<uint8_t> id = LibraryBuildId();
   for (const bool recorded_id : {true, false}) {

@@ -4,6 +4,7 @@
 //
 //   symbols_probe [--buildid-dir DIR] [--debug-dir DIR]... [--root DIR] [--no-inline]
 //                 [--kallsyms FILE] [--kernel-notes FILE] [--os-release R] [--max-dwarf-mb N]
+//                 [--repeat N]
 //
 // Requests (tab-separated; hexadecimal numbers without 0x; "-" for an empty build id/release):
 //   kernel  BUILD_ID  TEXT_ADDRESS  OS_RELEASE        the recording's kernel (no answer)
@@ -11,6 +12,10 @@
 //   kaddr   ADDRESS
 // Answer: {"outcome": "...", "module": "...", "frames": [{"function", "offset", "file", "line", "inlined"}]}
 // At the end of input: {"files": [FileReport as objects]}.
+// --repeat N: every lookup is made N times (answered once) and the time the lookups took is
+// printed on stderr ("lookups N seconds S"), for measurements.
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
@@ -63,6 +68,7 @@ nlohmann::json Answer(const Lookup& lookup) {
 int main(int argc, char** argv) {
   jitdump::symbols::Options options;
   bool default_debug_dirs = true;
+  uint64_t repeat = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> std::string {
@@ -83,6 +89,7 @@ int main(int argc, char** argv) {
     else if (arg == "--kernel-notes") options.kernel_notes = value();
     else if (arg == "--os-release") options.os_release = value();
     else if (arg == "--max-dwarf-mb") options.max_dwarf_bytes = std::stoull(value()) << 20;
+    else if (arg == "--repeat") repeat = std::max<uint64_t>(1, std::stoull(value()));
     else {
       std::cerr << "symbols_probe: unknown argument " << arg << "\n";
       return 2;
@@ -92,6 +99,8 @@ int main(int argc, char** argv) {
   std::vector<uint8_t> kernel_build_id;
   std::string kernel_release;
   std::string line;
+  uint64_t lookups = 0;
+  std::chrono::duration<double> spent{0};
   while (std::getline(std::cin, line)) {
     const std::vector<std::string> f = Split(line);
     if (f[0] == "kernel" && f.size() == 4) {
@@ -102,9 +111,21 @@ int main(int argc, char** argv) {
       const std::vector<uint8_t> build_id = Bytes(f[5]);
       const jitdump::symbols::Mapping mapping{f[7], build_id, Hex(f[2]), Hex(f[3]), Hex(f[4]),
                                               static_cast<uint32_t>(std::stoul(f[1]))};
-      std::cout << Answer(symbolizer.Find(mapping, Hex(f[6]))).dump() << "\n";
+      const uint64_t address = Hex(f[6]);
+      const auto t0 = std::chrono::steady_clock::now();
+      for (uint64_t i = 1; i < repeat; ++i) symbolizer.Find(mapping, address);
+      const Lookup found = symbolizer.Find(mapping, address);
+      spent += std::chrono::steady_clock::now() - t0;
+      lookups += repeat;
+      std::cout << Answer(found).dump() << "\n";
     } else if (f[0] == "kaddr" && f.size() == 2) {
-      std::cout << Answer(symbolizer.FindKernel(Hex(f[1]))).dump() << "\n";
+      const uint64_t address = Hex(f[1]);
+      const auto t0 = std::chrono::steady_clock::now();
+      for (uint64_t i = 1; i < repeat; ++i) symbolizer.FindKernel(address);
+      const Lookup found = symbolizer.FindKernel(address);
+      spent += std::chrono::steady_clock::now() - t0;
+      lookups += repeat;
+      std::cout << Answer(found).dump() << "\n";
     } else {
       std::cerr << "symbols_probe: bad request: " << line << "\n";
       return 2;
@@ -118,5 +139,6 @@ int main(int argc, char** argv) {
                      {"problem", r.problem}, {"lookups", r.lookups}, {"named", r.named}});
   }
   std::cout << nlohmann::json{{"files", files}}.dump() << "\n";
+  std::cerr << "lookups " << lookups << " seconds " << spent.count() << "\n";
   return 0;
 }

@@ -21,9 +21,10 @@ size_t LeadingUnderscores(std::string_view name) {
   return n;
 }
 
-// perf's choose_best_symbol: true when `a` (added first) stays over `b`.
-bool KeepFirst(const SymbolTable::Symbol& a, std::string_view a_name, const SymbolTable::Symbol& b,
-               std::string_view b_name) {
+// perf's choose_best_symbol: true when `a` (added first) stays over `b`. The names (perf's,
+// demangled) are made only when size and binding do not decide: demangling is the costly part.
+template <typename NameOf>
+bool KeepFirst(const SymbolTable::Symbol& a, const SymbolTable::Symbol& b, NameOf name_of) {
   const uint64_t a_size = a.end - a.start;
   const uint64_t b_size = b.end - b.start;
   if (b_size == 0 && a_size > 0) return true;
@@ -36,6 +37,8 @@ bool KeepFirst(const SymbolTable::Symbol& a, std::string_view a_name, const Symb
   const bool b_global = b.binding == Binding::kGlobal;
   if (a_global && !b_global) return true;
   if (b_global && !a_global) return false;
+  const std::string a_name = name_of(a);
+  const std::string b_name = name_of(b);
   const size_t a_underscores = LeadingUnderscores(a_name);
   const size_t b_underscores = LeadingUnderscores(b_name);
   if (b_underscores > a_underscores) return true;
@@ -117,7 +120,7 @@ void SymbolTable::Builder::FinishPass(bool kallsyms) {
       curr = next;
       continue;
     }
-    if (KeepFirst(symbols_[curr], DisplayName(symbols_[curr]), symbols_[next], DisplayName(symbols_[next]))) {
+    if (KeepFirst(symbols_[curr], symbols_[next], [this](const Symbol& s) { return DisplayName(s); })) {
       Erase(next);
     } else {
       Erase(curr);
