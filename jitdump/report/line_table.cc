@@ -57,6 +57,8 @@ std::string Hottest(const Map& counts) {
 LineTable BuildLineTable(const Profile& profile) {
   struct Acc {
     bool java_line = false;
+    bool interpreted = false;
+    std::string key;
     uint64_t samples = 0;
     uint64_t inlined = 0;
     std::map<std::string, uint64_t> methods;
@@ -70,16 +72,23 @@ LineTable BuildLineTable(const Profile& profile) {
     std::string key;
     const bool java = leaf.function != nullptr && IsJava(leaf.function->kind);
     if (java) table.java += sample.count;
-    if (leaf.function != nullptr && leaf.function->kind == FrameKind::kInterpreted) table.interpreted += sample.count;
-    const bool java_line = java && leaf.line != 0 && !leaf.function->file.empty();
-    if (java_line) {
-      table.java_with_line += sample.count;
+    const bool interpreted = leaf.function != nullptr && leaf.function->kind == FrameKind::kInterpreted;
+    if (interpreted) table.interpreted += sample.count;
+    const bool line = leaf.function != nullptr && leaf.line != 0 && !leaf.function->file.empty();
+    const bool java_line = java && line;
+    const bool interpreted_line = interpreted && line;
+    if (java_line) table.java_with_line += sample.count;
+    if (interpreted_line) table.interpreted_with_line += sample.count;
+    if (java_line || interpreted_line) {
       key = leaf.function->file + ":" + std::to_string(leaf.line);
     } else {
       key = GroupOf(leaf);
     }
-    Acc& acc = by_key[key];
-    acc.java_line = java_line;
+    // A line's compiled and interpreted samples are rows of their own.
+    Acc& acc = by_key[interpreted_line ? key + '\0' : key];
+    acc.key = key;
+    acc.java_line = java_line || interpreted_line;
+    acc.interpreted = interpreted_line;
     acc.samples += sample.count;
     if (leaf.function != nullptr) {
       acc.methods[leaf.function->name] += sample.count;
@@ -89,21 +98,24 @@ LineTable BuildLineTable(const Profile& profile) {
       }
     }
   }
-  for (auto& [key, acc] : by_key) {
-    LineRow row{key, acc.java_line, acc.samples, Hottest(acc.methods), Hottest(acc.compiled_in), acc.inlined};
+  for (auto& [unused, acc] : by_key) {
+    LineRow row{acc.key, acc.java_line, acc.interpreted, acc.samples, Hottest(acc.methods), Hottest(acc.compiled_in),
+                acc.inlined};
     // Only Java lines name a method; a group such as [libjvm.so] holds many.
     if (!acc.java_line) row.method = row.compiled_in = "";
     table.rows.push_back(std::move(row));
   }
   std::sort(table.rows.begin(), table.rows.end(), [](const LineRow& a, const LineRow& b) {
-    return a.samples != b.samples ? a.samples > b.samples : a.key < b.key;
+    return a.samples != b.samples ? a.samples > b.samples : a.key != b.key ? a.key < b.key : !a.interpreted;
   });
   return table;
 }
 
 void WriteLineTable(const LineTable& table, size_t top, std::ostream& out) {
   out << "# samples: " << table.samples << ", in compiled Java methods: " << table.java << " ("
-      << table.java_with_line << " with a source line), interpreted: " << table.interpreted << "\n";
+      << table.java_with_line << " with a source line), interpreted: " << table.interpreted;
+  if (table.interpreted_with_line != 0) out << " (" << table.interpreted_with_line << " with a source line)";
+  out << "\n";
   out << "# java_srcline_share: " << Percent(table.java_with_line, table.java)
       << " of the samples in compiled Java methods have a File.java:N\n";
   char buffer[96];
@@ -116,6 +128,7 @@ void WriteLineTable(const LineTable& table, size_t top, std::ostream& out) {
     out << buffer << row.key;
     if (!row.method.empty()) {
       out << std::string(row.key.size() < 40 ? 41 - row.key.size() : 1, ' ') << row.method;
+      if (row.interpreted) out << " [interpreted]";
       if (!row.compiled_in.empty()) {
         out << " (" << (row.inlined == row.samples ? std::string() : std::to_string(row.inlined) + " ")
             << "inlined into " << row.compiled_in << ")";

@@ -4,6 +4,7 @@
 #include <google/protobuf/io/gzip_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
+#include <deque>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -158,7 +159,8 @@ void WriteLocations(const Profile& profile, ChunkWriter& writer) {
   writer.Flush();
 }
 
-void WriteFunctions(const Profile& profile, StringTable& strings, ChunkWriter& writer) {
+void WriteFunctions(const Profile& profile, StringTable& strings, std::deque<std::string>& owned,
+                    ChunkWriter& writer) {
   for (size_t i = 0; i < profile.functions.size(); ++i) {
     const Function& function = profile.functions[i];
     pb::Function* f = writer.chunk().add_function();
@@ -166,7 +168,14 @@ void WriteFunctions(const Profile& profile, StringTable& strings, ChunkWriter& w
     // system_name stays empty: pprof treats a function whose name equals its system name as
     // not yet demangled and, finding "::" or "[]" in it, cuts the parameter list off ("main"
     // for main(java.lang.String[])), merging overloads. Java names here are final.
-    f->set_name(strings.Index(function.name));
+    // An interpreted Java frame (named by the stack walk) says so: pprof shows a frame's kind
+    // nowhere else, and the same method's compiled frames are a function of their own.
+    if (function.kind == FrameKind::kInterpreted && !function.file.empty()) {
+      owned.push_back(function.name + " [interpreted]");
+      f->set_name(strings.Index(owned.back()));
+    } else {
+      f->set_name(strings.Index(function.name));
+    }
     f->set_filename(strings.Index(function.file));
     writer.FlushEvery(writer.chunk().function_size(), kChunkEntries);
   }
@@ -208,11 +217,12 @@ Status WritePprof(const Profile& profile, std::ostream& out) {
     ChunkWriter writer(coded);
     StringTable strings;
     std::vector<std::string> comments;  // owns the comment texts the string table points at
+    std::deque<std::string> names;      // and the names made here (stable addresses)
     WriteHeader(profile, strings, writer);
     WriteSamples(profile, strings, writer);
     WriteMappings(profile, strings, writer);
     WriteLocations(profile, writer);
-    WriteFunctions(profile, strings, writer);
+    WriteFunctions(profile, strings, names, writer);
     WriteComments(profile, strings, comments, writer);
     WriteStrings(strings, writer);
     coded.Trim();
