@@ -16,7 +16,10 @@ from pathlib import Path
 
 from support import classfile
 from support.checks import check, log
+from support.jvm import finish, wait_line
 from support.output import agent_lines, dumps_in, one_dump, read_stats
+
+from .workload import attach
 
 MAIN = "InterpTable"
 
@@ -167,6 +170,28 @@ def test_method_table_redefine(jvm, tool, work):
     check("retired" not in first, "the old version is retired while frames may still run it")
     s = read_stats(stats)["method_table"]
     check(s["redefined"] >= 1, f"stats {s}")
+
+
+def test_method_table_attach(jvm, tool, work, build):
+    """A late attach with interp=on: every class loaded before it is in the table, holding since
+    before the table began; the JVM runs on."""
+    stop = work / "stop"
+    jvm_args = ["-Xint"] + (["-XX:+EnableDynamicAgentLoading"] if jvm.jdk.feature >= 21 else [])
+    p = jvm.start(MAIN, "wait", stop, jvm_args=jvm_args)
+    pid = int(wait_line(p, "ready", timeout=60).split()[1])
+    out, stats = work / "out", work / "stats.json"
+    r = attach(build.scripts, jvm.agent, pid, f"dir={out},interp=on,stats={stats}")
+    check(r.returncode == 0, "the attach failed")
+    stop.touch()
+    rc, _, err = finish(p)
+    check(rc == 0 and not agent_lines(err), f"JVM exit {rc}: {err}")
+    table = tool.methods(one_dump(out))
+    ours = methods_of(table, MAIN)
+    check_like_class_file(ours, classfile.read(jvm.classes / f"{MAIN}.class"), MAIN)
+    check(all(m["timestamp"] == 0 for m in ours), f"{MAIN}'s methods do not hold since before the attach: {ours[:2]}")
+    s = read_stats(stats)["method_table"]
+    log(f"attached: {len(table['methods'])} methods of {table['classes']} classes; stats {s}")
+    check(s["state"] == "on" and s["methods_lost"] == 0 and table["ended"], f"stats {s}")
 
 
 def test_method_table_unknown_layout(jvm, tool, work, build):

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 //   java InterpTable churn N          defines InterpTable$Victim N times through throwaway class
 //                                     loaders, runs it, drops it and collects, so HotSpot unloads
 //                                     it (and reuses its methods' memory)
+//   java InterpTable wait STOP_FILE   calls outer -> middle -> inner until STOP_FILE exists (prints
+//                                     "ready PID" first): a JVM to attach to
 //   java -javaagent:JAR InterpTable redefine CLASSFILE
 //                                     runs InterpTable$Victim, redefines it with CLASSFILE (the
 //                                     test compiles another version of it), runs it again
@@ -88,6 +90,10 @@ public class InterpTable {
         // Long enough for the agent's sweep (every 2 s) to see the last ones go.
         System.gc();
         Thread.sleep(4500);
+        break;
+      case "wait":
+        System.out.println("ready " + ProcessHandle.current().pid());
+        while (!Files.exists(Path.of(args[1]))) outer(50);
         break;
       case "redefine":
         // The old version runs long enough for the agent to have written it.
