@@ -131,7 +131,7 @@ void JvmMethodSource::Locate(ClassMethods* out, const std::vector<int64_t>& end_
   out->methods.resize(kept);
 }
 
-bool JvmMethodSource::Describe(jclass klass, ClassMethods* out) {
+bool JvmMethodSource::Describe(jclass klass, ClassMethods* out, bool check_all) {
   JvmtiMemory memory(jvmti_);
   char* signature = nullptr;
   if (jvmti_->GetClassSignature(klass, &signature, nullptr) != JVMTI_ERROR_NONE) return false;
@@ -159,7 +159,7 @@ bool JvmMethodSource::Describe(jclass klass, ClassMethods* out) {
       ++out->unreadable;
       continue;
     }
-    end_locations.push_back(EndLocationToCheck(methods[i], m, /*always=*/false));
+    end_locations.push_back(EndLocationToCheck(methods[i], m, check_all));
     out->methods.push_back(std::move(m));
   }
   Locate(out, end_locations);
@@ -197,36 +197,13 @@ void JvmMethodSource::DescribeLoaded(const std::function<void(const ClassMethods
   jvmti_->Deallocate(reinterpret_cast<unsigned char*>(classes));
 }
 
-bool JvmMethodSource::DescribeMethod(MethodId id, ClassMethods* out) {
+bool JvmMethodSource::DescribeClassOf(MethodId id, ClassMethods* out) {
   JNIEnv* env = Env();
   if (env == nullptr) return false;
   jclass klass = nullptr;
-  // The local reference keeps the class loaded while its method is read.
+  // The local reference keeps the class loaded while it is read.
   if (jvmti_->GetMethodDeclaringClass(JMethodOf(id), &klass) != JVMTI_ERROR_NONE || klass == nullptr) return false;
-  bool described = false;
-  JvmtiMemory memory(jvmti_);
-  char* signature = nullptr;
-  if (jvmti_->GetClassSignature(klass, &signature, nullptr) == JVMTI_ERROR_NONE) {
-    memory.Own(signature);
-    const std::string class_signature = ModifiedUtf8ToUtf8(signature);
-    out->name = ClassName(class_signature);
-    out->file.clear();
-    char* source = nullptr;
-    if (jvmti_->GetSourceFileName(klass, &source) == JVMTI_ERROR_NONE) {
-      memory.Own(source);
-      out->file = SourcePath(class_signature, ModifiedUtf8ToUtf8(source));
-    }
-    out->methods.clear();
-    out->unreadable = 0;
-    ClassMethods::Method m;
-    if (DescribeOne(JMethodOf(id), &m)) {
-      // A redefined method is always checked: it is what the sweep trusts least.
-      const int64_t end = EndLocationToCheck(JMethodOf(id), m, /*always=*/true);
-      out->methods.push_back(std::move(m));
-      Locate(out, {end});
-      described = !out->methods.empty();
-    }
-  }
+  const bool described = Describe(klass, out, /*check_all=*/true);
   env->DeleteLocalRef(klass);
   return described;
 }

@@ -48,14 +48,16 @@ class JvmMethodSource final : public MethodSource {
   bool DescribePinned(ClassPin pin, ClassMethods* out) override;
   void DescribeLoaded(const std::function<void(const ClassMethods&)>& each) override;
   uint64_t CurrentMethod(MethodId id) override;
-  bool DescribeMethod(MethodId id, ClassMethods* out) override;
+  bool DescribeClassOf(MethodId id, ClassMethods* out) override;
 
   // Whether the checks have shown that the layout does not hold on this JVM.
   bool refuted() const override;
 
  private:
-  // Names, source file and the methods of `klass` (a reference valid on this thread).
-  bool Describe(jclass klass, ClassMethods* out);
+  // Names, source file and the methods of `klass` (a reference valid on this thread); with
+  // `check_all` every method is checked against JVMTI (a redefined class: what the sweep trusts
+  // least).
+  bool Describe(jclass klass, ClassMethods* out, bool check_all = false);
   // Describes one method of the class into `out` (name, descriptor, modifiers, line table);
   // false when JVMTI cannot.
   bool DescribeOne(jmethodID method, ClassMethods::Method* out);

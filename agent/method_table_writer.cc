@@ -4,6 +4,7 @@
 #include <elf.h>
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "agent/clock.h"
 
@@ -90,8 +91,12 @@ void MethodTableWriter::Sweep(uint64_t now, MethodSource& source) {
     if (source.CurrentMethod(tracked.id) != method) changed.emplace_back(method, tracked);
   }
   sweep_interval_ = changed.empty() ? std::min(2 * sweep_interval_, kMaxSweepIntervalNs) : kSweepIntervalNs;
+  std::unordered_set<MethodId> described;  // ids of the classes described again in this sweep
   for (const auto& [method, tracked] : changed) {
-    tracked_.erase(method);
+    // The entry may already hold a newer method written below (HotSpot reused the address).
+    if (const auto it = tracked_.find(method); it != tracked_.end() && it->second.serial == tracked.serial) {
+      tracked_.erase(it);
+    }
     const uint64_t current = source.CurrentMethod(tracked.id);
     if (!IsMethodPointer(current)) {  // its class was unloaded
       jitdump::AppendRetireRecord(pending_, now, tracked.serial, method);
@@ -99,18 +104,23 @@ void MethodTableWriter::Sweep(uint64_t now, MethodSource& source) {
       stats_.method_table_retired.Add();
       continue;
     }
-    // Redefined: the old Method* runs on in the frames that hold it (its record stands until
-    // the memory is reused); the new one is described now. It appeared after the last sweep
-    // and after the old version was recorded.
+    if (described.count(tracked.id) != 0) continue;  // its class is written already
+    // Redefined: the old Method*s run on in the frames that hold them (their records stand until
+    // the memory is reused); the class is described as it is now, and what is new in it written.
+    // Nothing in it appeared before the last sweep, nor before the old version was recorded.
     ClassMethods redefined;
-    if (!source.DescribeMethod(tracked.id, &redefined) || redefined.methods.empty()) {
+    if (!source.DescribeClassOf(tracked.id, &redefined)) {
       stats_.method_table_methods_lost.Add();
       continue;
     }
+    stats_.method_table_methods_lost.Add(redefined.unreadable);
     uint64_t class_id = 0;
     for (const ClassMethods::Method& m : redefined.methods) {
+      described.insert(m.id);
+      const auto at = tracked_.find(m.method);
+      if (at != tracked_.end() && at->second.id == m.id) continue;  // unchanged
       uint64_t since = std::max(previous, tracked.timestamp);
-      if (const auto at = tracked_.find(m.method); at != tracked_.end()) since = std::max(since, at->second.timestamp);
+      if (at != tracked_.end()) since = std::max(since, at->second.timestamp);
       if (Write(since + 1, redefined, m, jitdump::kMethodRedefined, &class_id)) {
         stats_.method_table_redefined.Add();
       } else {

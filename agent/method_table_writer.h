@@ -11,11 +11,16 @@
 //    method a new Method* (the old one runs on while frames hold it). So the writer keeps, for
 //    every Method* it wrote, the method id it came from, and a sweep every few seconds asks
 //    where each id points now: nowhere (its class was unloaded: the record is RETIREd) or
-//    elsewhere (redefined: the new Method* is described and written, stamped back to the sweep
-//    before, the old version's record or the last record at its address, whichever is latest,
-//    as it cannot be older than any of them). A sweep reads one word per tracked method (a
+//    elsewhere (redefined: the class is described again and each method whose Method* is new
+//    is written, stamped back to the sweep before, the old version's record or the last record
+//    at its address, whichever is latest, as it cannot be older than any of them; a
+//    redefinition may also add methods, or leave a method's id where it was: JFR's
+//    instrumentation of FileChannelImpl does both). A sweep reads one word per tracked method (a
 //    cache miss each: ~3 ms for javac's 26,000 methods), so a sweep that finds nothing doubles
-//    the interval to the next, from 2 s up to 64 s; one that finds a change returns to 2 s.
+//    the interval to the next, from 2 s up to 64 s; one that finds a change returns to 2 s. One
+//    last sweep runs when the writer detaches from the JVM (VM death, a stop), so a redefinition
+//    after the last periodic sweep (JFR instruments classes when a recording starts) is written
+//    too.
 //
 // Memory: one entry per tracked Method* (kMaxTracked at most; beyond, methods are still written
 // but not swept), and the records not yet appended. Plain C++: method ids and class pins are
@@ -65,9 +70,10 @@ class MethodSource {
   virtual void DescribeLoaded(const std::function<void(const ClassMethods&)>& each) = 0;
   // Where a method id points now: its Method*, or 0 (the class was unloaded).
   virtual uint64_t CurrentMethod(MethodId id) = 0;
-  // The method a method id names now (after a redefinition), as a one-method class; false when
-  // it cannot be described.
-  virtual bool DescribeMethod(MethodId id, ClassMethods* out) = 0;
+  // The class that declares the method an id names now, as it is now (after a redefinition:
+  // every method and its current Method*, those the redefinition added too); false when it
+  // cannot be described.
+  virtual bool DescribeClassOf(MethodId id, ClassMethods* out) = 0;
   // Whether what the source read has shown that it cannot read this JVM's methods right (the
   // table is then closed: a table that names frames wrongly is worse than none).
   virtual bool refuted() const { return false; }

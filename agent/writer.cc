@@ -178,8 +178,14 @@ Writer::Writer(const Options& options, Stats& stats, RecordQueue& queue, HandOff
       drain_([this] {
         while (ProcessAvailable() != 0) {
         }
-        // Before detaching, and at exit: one read names every intrinsic still waiting.
+        // Before detaching, and at exit: one read names every intrinsic still waiting, and one
+        // last sweep records the methods redefined since the last (the JVM still answers).
         SettleHeldIntrinsics(/*force=*/true);
+        try {
+          ServeMethodTable(/*final_sweep=*/true);
+        } catch (...) {
+          WarnFailure("writing the method table", std::current_exception());
+        }
         WritePending();
       }) {
   // From JVM threads: no lock, a missed wake-up costs at most one poll interval.
@@ -586,7 +592,7 @@ void Writer::AddPreparedClass(const CodeEvent& event) {
   method_table_.AddClass(event.timestamp, klass);
 }
 
-void Writer::ServeMethodTable() {
+void Writer::ServeMethodTable(bool final_sweep) {
   if (!method_table_.is_open() || method_source_ == nullptr || !hand_off_.attached()) return;
   const HandOff::JvmScope jvm = hand_off_.EnterJvm();
   if (!jvm.live()) return;
@@ -597,7 +603,7 @@ void Writer::ServeMethodTable() {
     method_source_->DescribeLoaded([this](const ClassMethods& klass) { method_table_.AddClass(0, klass); });
   }
   const uint64_t now = MonotonicNanos();
-  if (method_table_.SweepDue(now)) method_table_.Sweep(now, *method_source_);
+  if (final_sweep || method_table_.SweepDue(now)) method_table_.Sweep(now, *method_source_);
   if (method_source_->refuted()) {
     // Methods read through the VMStructs offsets disagree with JVMTI: the layout is not what
     // this agent knows. The table closes rather than name frames wrongly.

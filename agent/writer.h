@@ -108,8 +108,9 @@ class Writer {
   // A prepared class, described into the method table (its pin released).
   void AddPreparedClass(const CodeEvent& event);
   // The method table's own work while attached: its first pass over the loaded classes, the
-  // sweep when due, appending what was encoded.
-  void ServeMethodTable();
+  // sweep when due (or now: `final_sweep`, before the writer detaches), appending what was
+  // encoded.
+  void ServeMethodTable(bool final_sweep = false);
 
   const Options& options_;
   const IntrinsicName unknown_intrinsic_;  // PlaceholderNames()

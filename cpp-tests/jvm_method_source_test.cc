@@ -162,22 +162,25 @@ TEST_F(JvmMethodSourceTest, ALayoutMostMethodsDisagreeWithIsRefuted) {
   EXPECT_TRUE(source.refuted()) << "10% disagree: the offsets are not this JVM's";
 }
 
-TEST_F(JvmMethodSourceTest, ARedefinedMethodIsDescribedThroughItsId) {
-  klass_.methods = {&inner_};
+TEST_F(JvmMethodSourceTest, ARedefinedClassIsDescribedThroughAnIdOfIt) {
+  klass_.methods = {&inner_, &nano_};
+  nano_.native = true;
   Place(inner_, 45);
+  Place(nano_, 0);
   JvmMethodSource source = Source();
   Metadata& v2 = Place(inner_, 52);  // redefined: the id's slot points at a new Method
   inner_.lines = {{0, 40}, {9, 41}};
   EXPECT_EQ(source.CurrentMethod(inner_.mid()), reinterpret_cast<uintptr_t>(v2.method));
   ClassMethods c;
-  ASSERT_TRUE(source.DescribeMethod(inner_.mid(), &c));
+  ASSERT_TRUE(source.DescribeClassOf(inner_.mid(), &c));
   EXPECT_EQ(c.name, "p.Chain");
-  ASSERT_EQ(c.methods.size(), 1u);
+  ASSERT_EQ(c.methods.size(), 2u);
   EXPECT_EQ(c.methods[0].method, reinterpret_cast<uintptr_t>(v2.method));
   EXPECT_EQ(c.methods[0].code_size, 52u);
   EXPECT_EQ(c.methods[0].lines[1].line, 41u);
+  EXPECT_TRUE(c.methods[1].native);
   inner_.valid = false;  // its class unloaded
-  EXPECT_FALSE(source.DescribeMethod(inner_.mid(), &c));
+  EXPECT_FALSE(source.DescribeClassOf(inner_.mid(), &c));
 }
 
 }  // namespace

@@ -24,8 +24,8 @@ class FakeSource : public MethodSource {
     for (const ClassMethods& c : loaded) each(c);
   }
   uint64_t CurrentMethod(MethodId id) override { return slots.count(id) ? slots[id] : 0; }
-  bool DescribeMethod(MethodId id, ClassMethods* out) override {
-    ++describe_method_calls;
+  bool DescribeClassOf(MethodId id, ClassMethods* out) override {
+    ++describe_class_calls;
     const auto it = redefined.find(id);
     if (it == redefined.end()) return false;
     *out = it->second;
@@ -34,8 +34,8 @@ class FakeSource : public MethodSource {
 
   std::vector<ClassMethods> loaded;
   std::map<MethodId, uint64_t> slots;          // method id -> current Method*
-  std::map<MethodId, ClassMethods> redefined;  // what DescribeMethod answers
-  int describe_method_calls = 0;
+  std::map<MethodId, ClassMethods> redefined;  // what DescribeClassOf answers, by method id
+  int describe_class_calls = 0;
 };
 
 ClassMethods::Method M(MethodId id, uint64_t method, const char* name, uint32_t code_size = 10) {
@@ -160,6 +160,30 @@ TEST_F(MethodTableWriterTest, RedefinedMethodsAreWrittenAgainNoOlderThanWhatThey
   EXPECT_EQ(stats_.method_table_methods_lost.Get(), 0u);
 }
 
+TEST_F(MethodTableWriterTest, ARedefinedClassIsDescribedWholeOnce) {
+  Open(100);
+  writer_.AddClass(5'000'000'000, Class("A", {M(1, 0x1000, "a"), M(2, 0x2000, "b"), M(3, 0x3000, "c")}));
+  source_.slots = {{1, 0x1000}, {2, 0x2000}, {3, 0x3000}};
+  // Redefined: a's and b's ids moved to new Method*s, c's id stayed where it was but the class
+  // now has a method d it did not have (an instrumenting agent's renamed original, say).
+  source_.slots[1] = 0x9100;
+  source_.slots[2] = 0x9200;
+  const ClassMethods now = Class("A", {M(1, 0x9100, "a"), M(2, 0x9200, "b"), M(3, 0x3000, "c"), M(4, 0x9400, "d")});
+  source_.redefined[1] = now;
+  source_.redefined[2] = now;
+  writer_.Sweep(6'000'000'000, source_);
+  EXPECT_EQ(source_.describe_class_calls, 1) << "the class once, not once per moved method";
+  EXPECT_EQ(stats_.method_table_redefined.Get(), 3u) << "a, b and the new d; c is unchanged";
+  ASSERT_TRUE(writer_.Close(7'000'000'000).ok());
+  const jitdump::MethodTable table = Read();
+  EXPECT_EQ(table.Find(0x9400, 6'000'000'000)->name, "d");
+  EXPECT_EQ(table.Find(0x9100, 6'000'000'000)->name, "a");
+  EXPECT_EQ(table.Find(0x3000, 6'000'000'000)->name, "c");
+  EXPECT_EQ(Named(table, "c").size(), 1u);
+  EXPECT_EQ(Named(table, "a").size(), 2u);
+  EXPECT_GT(table.Find(0x9400, 6'000'000'000)->timestamp, 5'000'000'000u);
+}
+
 TEST_F(MethodTableWriterTest, TheFirstPassAndSweepsComeFromTheSource) {
   Open();
   source_.loaded = {Class("A", {M(1, 0x1000, "a")}), Class("B", {M(2, 0x2000, "b")})};
@@ -169,7 +193,7 @@ TEST_F(MethodTableWriterTest, TheFirstPassAndSweepsComeFromTheSource) {
   EXPECT_TRUE(writer_.SweepDue(100 + MethodTableWriter::kSweepIntervalNs));
   source_.slots = {{1, 0x1000}, {2, 0x5000}};  // b redefined, but the source cannot say how
   writer_.Sweep(100 + MethodTableWriter::kSweepIntervalNs, source_);
-  EXPECT_EQ(source_.describe_method_calls, 1);
+  EXPECT_EQ(source_.describe_class_calls, 1);
   EXPECT_EQ(stats_.method_table_methods_lost.Get(), 1u);
   EXPECT_EQ(writer_.tracked(), 1u) << "b is no longer followed";
   ASSERT_TRUE(writer_.Close(1).ok());
