@@ -134,8 +134,9 @@ def test_method_table_churn(jvm, tool, work):
     check(s["retired"] == sum("retired" in m for m in table["methods"]) and s["sweeps"] >= 1, f"stats {s}")
 
 
-def test_method_table_redefine(jvm, tool, work):
-    """A redefined method: recorded again with its new Method*, bytecodes and lines."""
+def redefine(jvm, tool, work, mode):
+    """Runs InterpTable `mode` with Victim redefined by a second version of it: (the table, Victim.work's
+    records oldest first, the stats, the class files' old and new work)."""
     jdk = jvm.jdk
     source = (Path(__file__).parent / "java" / f"{MAIN}.java").read_text()
     old_body = "      for (int i = 0; i < n; i++) total += i;\n"
@@ -152,7 +153,7 @@ def test_method_table_redefine(jvm, tool, work):
                         "-C", str(jvm.classes), f"{MAIN}.class"], capture_output=True, text=True)
     check(r.returncode == 0, "jar failed", r.stderr)
     new_class = v2 / f"{MAIN}$Victim.class"
-    r, out, stats = run_table(jvm, work, "redefine", new_class, jvm_args=[f"-javaagent:{jar}"])
+    r, out, stats = run_table(jvm, work, mode, new_class, jvm_args=[f"-javaagent:{jar}"])
     check(not agent_lines(r.stderr), f"the agent printed: {agent_lines(r.stderr)}")
     table = tool.methods(one_dump(out))
     work_records = sorted((m for m in methods_of(table, f"{MAIN}$Victim") if m["name"] == "work"),
@@ -160,6 +161,10 @@ def test_method_table_redefine(jvm, tool, work):
     old = classfile.read(jvm.classes / f"{MAIN}$Victim.class").method("work")
     new = classfile.read(new_class).method("work")
     log(f"Victim.work records: {[(hex(m['method']), m['code_size'], m['lines'], m['redefined']) for m in work_records]}")
+    return table, work_records, read_stats(stats)["method_table"], old, new
+
+
+def check_redefined(work_records, stats, old, new) -> None:
     check(len(work_records) == 2, f"{len(work_records)} records of Victim.work, expected the old and the new one")
     first, second = work_records
     check(not first["redefined"] and first["code_size"] == old.code_length and
@@ -168,8 +173,24 @@ def test_method_table_redefine(jvm, tool, work):
           [tuple(x) for x in second["lines"]] == new.lines and second["method"] != first["method"] and
           second["timestamp"] > first["timestamp"], f"the new version: {second}")
     check("retired" not in first, "the old version is retired while frames may still run it")
-    s = read_stats(stats)["method_table"]
-    check(s["redefined"] >= 1, f"stats {s}")
+    check(stats["redefined"] >= 1, f"stats {stats}")
+
+
+def test_method_table_redefine(jvm, tool, work):
+    """A redefined method: recorded again with its new Method*, bytecodes and lines."""
+    _, work_records, stats, old, new = redefine(jvm, tool, work, "redefine")
+    check_redefined(work_records, stats, old, new)
+
+
+def test_method_table_redefine_at_exit(jvm, tool, work):
+    """A class redefined just before the JVM exits, before the agent's next periodic sweep: the
+    last sweep, when the writer detaches, records its new version; the class is described whole
+    (its constructor's new Method* too)."""
+    table, work_records, stats, old, new = redefine(jvm, tool, work, "redefine-exit")
+    check_redefined(work_records, stats, old, new)
+    victim = methods_of(table, f"{MAIN}$Victim")
+    check(any(m["name"] == "<init>" and m["redefined"] for m in victim),
+          f"Victim's constructor was not written again with the class: {victim}")
 
 
 def test_method_table_attach(jvm, tool, work, build):

@@ -14,6 +14,9 @@ import java.nio.file.Path;
 //   java -javaagent:JAR InterpTable redefine CLASSFILE
 //                                     runs InterpTable$Victim, redefines it with CLASSFILE (the
 //                                     test compiles another version of it), runs it again
+//   java -javaagent:JAR InterpTable redefine-exit CLASSFILE
+//                                     the same, but exits right after the redefinition (before
+//                                     the agent's next periodic sweep)
 // Prints "vm <java.vm.version>" first.
 public class InterpTable {
   static long sink;
@@ -100,6 +103,11 @@ public class InterpTable {
         runFor(1500);
         instrumentation.redefineClasses(new ClassDefinition(Victim.class, Files.readAllBytes(Path.of(args[1]))));
         runFor(3000);
+        break;
+      case "redefine-exit":
+        runFor(1500);
+        instrumentation.redefineClasses(new ClassDefinition(Victim.class, Files.readAllBytes(Path.of(args[1]))));
+        runFor(50);
         break;
       default:
         throw new IllegalArgumentException(args[0]);
