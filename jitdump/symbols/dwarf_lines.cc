@@ -36,6 +36,38 @@ uint64_t DebugBytes(const ElfImage& image) {
   return total;
 }
 
+// libdw reads the strings of .debug_str, .debug_line_str and .debug_line's headers with strlen
+// (elfutils 0.188's dwarf_getsrclines among them), so a file whose string runs to the end of its
+// section makes libdw read past the section's buffer (the symbols fuzzer found it). Each debug
+// section that does not end in NUL gets a copy that does, past its size, where libdw's next
+// strlen stops; the copies live as long as the DWARF.
+std::vector<std::unique_ptr<char[]>> TerminateDebugSections(const ElfImage& image) {
+  std::vector<std::unique_ptr<char[]>> copies;
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(image.elf(), scn)) != nullptr) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type == SHT_NOBITS) continue;
+    const std::string_view name = image.SectionName(shdr);
+    if (name.starts_with(".zdebug_")) {
+      if (elf_compress_gnu(scn, 0, 0) < 0) continue;
+    } else if (!name.starts_with(".debug_")) {
+      continue;
+    } else if ((shdr.sh_flags & SHF_COMPRESSED) != 0 && elf_compress(scn, 0, 0) < 0) {
+      continue;
+    }
+    Elf_Data* data = elf_getdata(scn, nullptr);  // the one libdw will read: libelf keeps it
+    if (data == nullptr || data->d_buf == nullptr || data->d_size == 0) continue;
+    const char* bytes = static_cast<const char*>(data->d_buf);
+    if (bytes[data->d_size - 1] == '\0') continue;
+    constexpr size_t kPadding = 16;
+    std::unique_ptr<char[]> copy(new char[data->d_size + kPadding]());
+    std::copy(bytes, bytes + data->d_size, copy.get());
+    data->d_buf = copy.get();
+    copies.push_back(std::move(copy));
+  }
+  return copies;
+}
+
 // The DIE that defines a function: an inlined or out-of-line instance's abstract origin, a
 // definition's declaration (DW_AT_specification), as far as they go.
 Dwarf_Die Definition(Dwarf_Die* die) {
@@ -114,6 +146,7 @@ std::unique_ptr<DwarfLines> DwarfLines::Open(std::unique_ptr<ElfImage> image, ui
              std::to_string(max_bytes >> 20) + " MiB allowed: symbols only";
     return nullptr;
   }
+  lines->terminated_sections_ = TerminateDebugSections(*image);
   lines->dwarf_ = dwarf_begin_elf(image->elf(), DWARF_C_READ, nullptr);
   if (lines->dwarf_ == nullptr) {
     *error = std::string("no DWARF libdw reads: ") + dwarf_errmsg(-1);

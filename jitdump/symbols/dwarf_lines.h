@@ -44,6 +44,8 @@ class DwarfLines {
   bool FindUnit(uint64_t vaddr, Dwarf_Die* cu);
 
   std::unique_ptr<ElfImage> image_;
+  // NUL-terminated copies of debug sections that were not (dwarf_lines.cc), which libdw reads.
+  std::vector<std::unique_ptr<char[]>> terminated_sections_;
   Dwarf* dwarf_ = nullptr;
   uint64_t bytes_ = 0;
   // Compilation units by address range, for files without .debug_aranges (built on first need).
