@@ -14,6 +14,8 @@ import subprocess
 from collections import defaultdict
 from pathlib import Path
 
+import pytest
+
 from support import classfile
 from support.checks import check, log
 from support.jvm import finish, wait_line
@@ -59,6 +61,8 @@ def check_like_class_file(records: list, reference: classfile.ClassFile, what: s
             check(not m["native"], f"{what}: {method.name} is marked native")
 
 
+# What depends on the JVM's internals runs on every JDK.
+@pytest.mark.meson(every_jdk=True)
 def test_method_table(jvm, tool, work, build):
     r, out, stats = run_table(jvm, work, "table")
     check(not agent_lines(r.stderr), f"the agent printed: {agent_lines(r.stderr)}")
@@ -106,6 +110,7 @@ def test_method_table(jvm, tool, work, build):
           f"stats {s}")
 
 
+@pytest.mark.meson(every_jdk=True)
 def test_method_table_churn(jvm, tool, work):
     """Classes unloaded: their methods retired, HotSpot's reuse of the memory recorded."""
     rounds = 8
@@ -176,12 +181,14 @@ def check_redefined(work_records, stats, old, new) -> None:
     check(stats["redefined"] >= 1, f"stats {stats}")
 
 
+@pytest.mark.meson(every_jdk=True)
 def test_method_table_redefine(jvm, tool, work):
     """A redefined method: recorded again with its new Method*, bytecodes and lines."""
     _, work_records, stats, old, new = redefine(jvm, tool, work, "redefine")
     check_redefined(work_records, stats, old, new)
 
 
+@pytest.mark.meson(every_jdk=True)
 def test_method_table_redefine_at_exit(jvm, tool, work):
     """A class redefined just before the JVM exits, before the agent's next periodic sweep: the
     last sweep, when the writer detaches, records its new version; the class is described whole
@@ -193,6 +200,7 @@ def test_method_table_redefine_at_exit(jvm, tool, work):
           f"Victim's constructor was not written again with the class: {victim}")
 
 
+@pytest.mark.meson(every_jdk=True)
 def test_method_table_attach(jvm, tool, work, build):
     """A late attach with interp=on: every class loaded before it is in the table, holding since
     before the table began; the JVM runs on."""
@@ -215,6 +223,7 @@ def test_method_table_attach(jvm, tool, work, build):
     check(s["state"] == "on" and s["methods_lost"] == 0 and table["ended"], f"stats {s}")
 
 
+@pytest.mark.meson(every_jdk=True)
 def test_method_table_unknown_layout(jvm, tool, work, build):
     """A JVM whose layout the agent does not know: one warning, no table, nothing else changes."""
     shim = build.tests / "integration" / "vmstructs_shim.so"

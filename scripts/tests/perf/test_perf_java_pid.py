@@ -9,6 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from support.checks import check, log
 
 from .runs import fresh
@@ -51,7 +53,8 @@ def profiled(ctx, run_dir: Path, pid: int, label: str, min_line_percent: float) 
     return p
 
 
-def test_running_jvm(ctx, cleanup):
+@pytest.mark.meson(timeout=900, every_jdk=True)
+def test_java_pid(ctx, cleanup):
     jvm = start_demo(ctx, cleanup)
     first = fresh(ctx.work / "first")
     r = ctx.perf_java("-o", first, "-q", "-p", str(jvm.pid), "-d", "3", check_rc=False, timeout=300)
@@ -91,7 +94,7 @@ def test_running_jvm(ctx, cleanup):
     ctx.check.verify()
 
 
-def test_refusals(ctx, cleanup):
+def test_java_pid_refusals(ctx, cleanup):
     """Refused before anything is recorded, the target left running, the reason in one message."""
     jvm = start_demo(ctx, cleanup, "-XX:+DisableAttachMechanism")
     run_dir = fresh(ctx.work / "disabled")
@@ -112,7 +115,8 @@ def test_refusals(ctx, cleanup):
     check(r.returncode != 0 and "-d goes with -p" in r.stderr, f"-d without -p: {r.stderr[:300]}")
 
 
-def test_other_user(ctx, cleanup):
+@pytest.mark.meson(timeout=900)
+def test_java_pid_other_user(ctx, cleanup):
     """As root, a JVM running as nobody: the agent (the JVM's user) writes into the run's jit/,
     which perf-java hands to that user; a run directory the user cannot reach is refused."""
     check(os.geteuid() == 0, "this test runs as root (the README's test command does)")
