@@ -55,7 +55,7 @@ void WriteStats(AgentState* s) {
   // never over another user's file or one written since this agent started (another JVM with
   // the same pid). The file appears whole or not at all.
   const jitdump::CreateRules rules{O_WRONLY, static_cast<mode_t>(s->options.mode), s->start_realtime_ns};
-  const std::string name = jitdump::BaseName(path);
+  const std::string name(jitdump::BaseName(path));
   std::string written = name;
   int fd = -1;
   jitdump::Status status = jitdump::CreateWithContentsAt(s->stats_dir.fd(), name, rules, json.data(), json.size(), &fd);

@@ -5,14 +5,10 @@
 #include <charconv>
 #include <limits>
 
+#include "jitdump/text.h"
+
 namespace jitdump_agent {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 
 std::optional<bool> ParseBool(std::string_view v) {
   if (v == "on" || v == "true" || v == "yes" || v == "1") return true;
@@ -290,12 +286,12 @@ ParseResult ParseOptions(std::string_view text, Options& o) {
   ParseResult result;
   while (!text.empty()) {
     const size_t comma = text.find(',');
-    const std::string_view item = Trim(text.substr(0, comma));
+    const std::string_view item = jitdump::TrimSpace(text.substr(0, comma));
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
     if (item.empty()) continue;
     const size_t eq = item.find('=');
-    const std::string_view key = Trim(item.substr(0, eq));
-    const OptionValue value{eq != std::string_view::npos ? Trim(item.substr(eq + 1)) : std::string_view(),
+    const std::string_view key = jitdump::TrimSpace(item.substr(0, eq));
+    const OptionValue value{eq != std::string_view::npos ? jitdump::TrimSpace(item.substr(eq + 1)) : std::string_view(),
                       eq != std::string_view::npos};
     const OptionSpec* spec = FindOption(key);
     if (spec == nullptr) {

@@ -46,7 +46,7 @@ Status DumpFile::Create(const std::string& path, mode_t mode, const FileHeaderFi
   if (fd < 0) return Status::Error("open", errno);
   const FileHeader header = MakeFileHeader(fields);
   int file = -1;
-  const Status status = CreateWithContentsAt(fd, BaseName(path), CreateRules{O_RDWR, mode, 0}, &header,
+  const Status status = CreateWithContentsAt(fd, std::string(BaseName(path)), CreateRules{O_RDWR, mode, 0}, &header,
                                              sizeof header, &file);
   if (!status.ok()) {
     ::close(fd);

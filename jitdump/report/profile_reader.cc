@@ -7,6 +7,7 @@
 #include "jitdump/report/classify.h"
 #include "jitdump/report/dump_locator.h"
 #include "jitdump/report/printable.h"
+#include "jitdump/text.h"
 
 namespace jitdump::report {
 
@@ -23,11 +24,6 @@ namespace {
 bool TimeBasedEvent(std::string_view event) {
   const std::string_view name = event.substr(0, event.find(':'));
   return name == "cpu-clock" || name == "task-clock";
-}
-
-std::string_view Basename(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
 bool KnownSymbol(const std::string& sym) { return !sym.empty() && sym != "[unknown]"; }
@@ -144,7 +140,7 @@ uint32_t ProfileReader::NativeLocation(const ScriptFrame& frame, uint64_t addr, 
   const bool known = KnownSymbol(frame.sym);
   const bool no_dso = frame.dso.empty() || frame.dso == "[unknown]";
   std::string name = frame.sym;
-  if (!known) name = no_dso || jit_area ? "[unknown]" : "[" + std::string(Basename(frame.dso)) + "]";
+  if (!known) name = no_dso || jit_area ? "[unknown]" : "[" + std::string(BaseName(frame.dso)) + "]";
   FrameKind kind = FrameKind::kNative;
   if (kernel) {
     kind = FrameKind::kKernel;
