@@ -66,6 +66,12 @@ std::span<const struct iovec> DumpBatch::Iovecs() {
   return iov_;
 }
 
+void DumpBatch::Rollback(const Mark& mark) {
+  buffer_.resize(mark.buffer);
+  pieces_.resize(mark.pieces);
+  totals_ = mark.totals;
+}
+
 void DumpBatch::Clear() {
   buffer_.clear();
   pieces_.clear();

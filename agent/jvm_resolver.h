@@ -33,7 +33,9 @@ class JvmResolver final : public LoadResolver {
     return {name, name == nullptr};
   }
   void Forget(MethodId method) override;
-  void HandNamesTo(MethodCache& cache) override { (void)cache.TakeEntriesOf(naming_.cache); }
+  void HandNamesTo(MethodCache& cache, uint32_t max_wait_ms) override {
+    (void)cache.TakeEntriesOf(naming_.cache, max_wait_ms);
+  }
 
  private:
   JavaVM* const vm_;
