@@ -127,6 +127,14 @@ Agent& TheAgent() {
 
 void Agent::WriteStats(Session* s) {
   if (s->options.stats.empty() || s->stats_written.exchange(true)) return;
+  try {
+    WriteStatsFile(s);
+  } catch (...) {  // no memory for the JSON: another thread of the session's end may try again
+    s->stats_written.store(false);
+  }
+}
+
+void Agent::WriteStatsFile(Session* s) {
   const std::string json = s->stats.ToJson(s->writer.dump_path(), s->writer.perfmap_path(),
                                            StopCauseName(static_cast<StopCause>(s->stats.stop_cause.load())));
   if (s->options.stats == "stderr") {
@@ -430,12 +438,10 @@ void Agent::StopActive(Lock& lock, const WaitBudget& budget, StopCause cause) {
   (void)lifecycle_.AwaitIdle(budget.RemainingMs());
   s->writer.Finish(MonotonicNanos(), budget.RemainingMs(), /*sync=*/true);
   const bool finished = s->writer.finished();
-  if (!finished) {
-    // A writer stuck in a write (a hung mount) still holds records nobody will write: each counts
-    // as lost to the stall, so the stats still account for every code blob.
-    s->stats.lost_writer_stalled.Add(s->stats.Unaccounted());
-    WriteStats(s);
-  }
+  // A writer stuck in a write (a hung mount) still holds records nobody will write: each counts
+  // as lost to the stall, so the stats still account for every code blob.
+  if (!finished) s->stats.lost_writer_stalled.Add(s->stats.Unaccounted());
+  WriteStats(s);
   EndStop(s);  // done already by the writer's end (SessionEnded), unless it stalled
   lock.lock();
   if (!finished) return;  // its thread may still run: never freed
@@ -477,7 +483,9 @@ bool Agent::StopFromWriter(Session* s, StopCause cause) {
 void Agent::EndStop(Session* s) { (void)lifecycle_.EndStop(s, [] { ReleaseProcess(); }); }
 
 void Agent::SessionEnded(Session* s) {
-  WriteStats(s);
+  // A session that stopped on its own writes its stats here; the thread that stops one writes
+  // them itself (StopActive), and so does Agent_OnUnload at VM death, from the JVM's thread.
+  if (!s->freed_by_stopper.load() && lifecycle_.phase() == Phase::kStopping) WriteStats(s);
   EndStop(s);
   if (s->freed_by_stopper.load()) return;  // the stopper joins this thread and frees the session
   if (lifecycle_.session() == s) return;   // VM death closed the agent: the session stays
@@ -542,6 +550,7 @@ void Agent::Unload() noexcept {
     // counts as lost to the stall, so the stats still account for every code blob.
     if (!s->writer.finished()) s->stats.lost_writer_stalled.Add(s->stats.Unaccounted());
     WriteStats(s);
+    ReleaseProcess();  // the claim's descriptor too
   } catch (...) {
   }
 }

@@ -61,7 +61,9 @@ class Agent {
   void AwaitQuiet(const Session& s, const WaitBudget& budget) const;
   // Frees stopped sessions no callback can reach any more (transition lock held).
   void FreeRetired();
+  // Writes the session's stats once (stats=), then lets go of their directory.
   void WriteStats(Session* s);
+  void WriteStatsFile(Session* s);
 
   std::timed_mutex transition_;  // decisions only: no holder waits for the writer
   Lifecycle lifecycle_;

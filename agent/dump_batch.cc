@@ -72,6 +72,13 @@ void DumpBatch::Rollback(const Mark& mark) {
   totals_ = mark.totals;
 }
 
+void DumpBatch::Release() {
+  std::vector<uint8_t>().swap(buffer_);
+  std::vector<Piece>().swap(pieces_);
+  std::vector<struct iovec>().swap(iov_);
+  totals_ = Totals();
+}
+
 void DumpBatch::Clear() {
   buffer_.clear();
   pieces_.clear();

@@ -51,6 +51,8 @@ class DumpBatch {
   // Everything added, in order, as one write appends it.
   std::span<const struct iovec> Iovecs();
   void Clear();
+  // Clear, and gives the buffers' memory back (the session is over).
+  void Release();
 
  private:
   // Encoded bytes [offset, offset + size) of the buffer, then `code_size` bytes at `code`.

@@ -278,12 +278,10 @@ bool Writer::Start() {
       Run();
       // The thread's last act; it may free this writer, so it runs from a copy and nothing
       // here touches `this` afterwards.
-      const std::function<void()> ended = ended_;
-      if (ended) {
-        try {
-          ended();
-        } catch (...) {
-        }
+      try {
+        const std::function<void()> ended = ended_;
+        if (ended) ended();
+      } catch (...) {  // (the hook's two pointers fit std::function's own storage: no allocation)
       }
     });
     return true;
@@ -486,7 +484,7 @@ void Writer::Close() {
     WarnFailure(failure_warning_, "detaching from the JVM", std::current_exception());
   }
   if (perf_map_.is_open()) {
-    CompactPerfMap();
+    if (!dump_deleted_) CompactPerfMap();  // a deleted dump's directory is usually gone with it
     perf_map_.Close();
   }
   ReportUnnamed();
@@ -497,7 +495,10 @@ void Writer::Close() {
     Log(LogLevel::kWarn, "closing %s: %s: %s", shown_dump_path_.c_str(), status.operation(),
         std::strerror(status.err_no()));
   }
-  ReleaseMemory();
+  try {
+    ReleaseMemory();
+  } catch (...) {
+  }
   stats_.writer_cpu_ns.Add(ThreadCpuNanos());
   struct rusage usage {};
   if (::getrusage(RUSAGE_THREAD, &usage) == 0) {
@@ -511,7 +512,7 @@ void Writer::ReleaseMemory() {
   // Each high-water mark is in the stats already (taken as it grew).
   live_ = LiveCode();
   history_ = CodeHistory();
-  batch_ = DumpBatch();
+  batch_.Release();
   std::vector<CodeEvent*>().swap(pending_);
   for (CodeEvent* event : held_intrinsics_) queue_.Free(event);  // none once drained; never leak one
   std::vector<CodeEvent*>().swap(held_intrinsics_);
