@@ -5,7 +5,7 @@
 namespace jitdump::tool {
 
 extern const Command kInfoCommand, kListCommand, kLinesCommand, kAddr2lineCommand, kCheckCommand, kPerfmapCommand,
-    kRecordsCommand, kFoldCommand, kStripInlineCommand, kReportCommand, kCopyCommand;
+    kRecordsCommand, kFoldCommand, kStripInlineCommand, kReportCommand, kCopyCommand, kAttachCommand, kRunDirCommand;
 
 std::span<const Command* const> AllCommands() {
   // In the order `jitdump --help` lists them.
@@ -21,6 +21,8 @@ std::span<const Command* const> AllCommands() {
       &kStripInlineCommand,
       &kReportCommand,
       &kCopyCommand,
+      &kAttachCommand,
+      &kRunDirCommand,
   };
   return kCommands;
 }
