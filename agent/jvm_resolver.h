@@ -1,7 +1,7 @@
 // JVMTI glue: the writer thread's side of deferred loads (load_resolver.h). Attaches the writer
 // thread to the JVM as a daemon (JVMTI answers only threads the JVM knows), resolves each
 // deferred load with a method cache of its own, releases the class pin the callback took, and
-// detaches when the hand-off says nothing deferred can still arrive. Names method-handle
+// detaches when the lifecycle says nothing deferred can still arrive. Names method-handle
 // intrinsics from the JVM's code list (intrinsic_names.h), which only this thread can read.
 #pragma once
 

@@ -1,6 +1,6 @@
 // How the writer thread resolves deferred loads: CompiledMethodLoad events the callback copied
 // without naming them (code_event.h). The agent's implementation (jvm_resolver.h) is JVMTI
-// glue: JVMTI answers only threads attached to the JVM. The hand-off (lifecycle.h) decides when
+// glue: JVMTI answers only threads attached to the JVM. The lifecycle (lifecycle.h) decides when
 // the writer attaches and detaches; the writer resolves and forgets.
 #pragma once
 

@@ -121,7 +121,8 @@ constexpr OptionSpec kOptions[] = {
      "posts the load resolve (see *Format decisions*)",
      "on, off", [](const OptionValue& v, Options& o) { return SetFlag(v, o.backdate); }},
     {"stats", "stderr|PATH", "–",
-     "JSON statistics at exit: events, records, bytes, lost records by cause, queue high-water marks, method-cache "
+     "JSON statistics when the session ends (a stop, or the JVM's exit): why it ended, events, records, bytes, lost "
+     "records by cause, each long-lived structure's high-water mark and bound, method-cache "
      "lookups, callback wall-time percentiles (all loads, and loads of ≤ 4 KiB of code), the thread CPU time of one "
      "load in 16, loads deferred to the writer, the writer's time per resolved load, its total CPU time and its "
      "sleeps, loads written unnamed (and how many after VM death), method-handle intrinsics named and unnamed",

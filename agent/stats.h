@@ -74,7 +74,7 @@ struct Stats {
   Counter lost_write_error;      // the write failed (disk full, I/O error)
   Counter lost_no_output;        // reached a writer whose dump was not open (never created or closed)
   // A deferred load reached a writer that could not resolve it (no resolver, or not attached:
-  // the hand-off rules that out, so this stays 0 unless something is wrong).
+  // the lifecycle rules that out, so this stays 0 unless something is wrong).
   Counter lost_unresolved;
   // The writer failed on a record in a way other than running out of memory (an exception it
   // did not expect); allocation failures there count as lost_allocation.

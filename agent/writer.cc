@@ -301,7 +301,7 @@ bool Writer::DumpDeleted() const {
 
 bool Writer::ResolveDeferred(const CodeEvent& load, LoadNames* names) {
   LoadResolver* resolver = lifecycle_.resolver();
-  if (resolver == nullptr || !lifecycle_.attached()) {  // the hand-off never lets this happen
+  if (resolver == nullptr || !lifecycle_.attached()) {  // the lifecycle never lets this happen
     stats_.lost_unresolved.Add();
     return false;
   }
