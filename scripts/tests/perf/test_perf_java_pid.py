@@ -85,7 +85,8 @@ def test_running_jvm(ctx, cleanup):
     p = subprocess.Popen([ctx.perf_java_path, "-o", second, "-p", str(jvm.pid)], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, env=ctx.env, text=True, start_new_session=True)
     cleanup.kill(p)
-    time.sleep(4)
+    check(wait_until(lambda: (second / "perf.data").exists(), 120), "the second run never began recording")
+    time.sleep(3)
     os.killpg(p.pid, signal.SIGINT)
     out, err = p.communicate(timeout=300)
     log(out + err)
@@ -182,7 +183,8 @@ def test_visits(ctx, cleanup, long_run):
     kinds = ["plain", "after-rm", "ctrl-c", "sigkill", "plain"]
     if long_run:
         kinds = (kinds * 4)[:20]
-    jvm = start_demo(ctx, cleanup, seconds=60 + 40 * len(kinds))
+    # A fixed, pre-touched heap: the JVM's RSS then moves only with what is not the heap.
+    jvm = start_demo(ctx, cleanup, "-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch", seconds=60 + 40 * len(kinds))
     previous = None
     marks = []
     for n, kind in enumerate(kinds, 1):
@@ -194,7 +196,8 @@ def test_visits(ctx, cleanup, long_run):
             p = subprocess.Popen([ctx.perf_java_path, "-q", "-o", run_dir, "-p", str(jvm.pid)], stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, env=ctx.env, text=True, start_new_session=True)
             cleanup.kill(p)
-            time.sleep(6)
+            check(wait_until(lambda: (run_dir / "perf.data").exists(), 120), f"{what}: the recording never began")
+            time.sleep(3)
             os.killpg(p.pid, signal.SIGINT)
             out, err = p.communicate(timeout=300)
             check(p.returncode == 0, f"{what}: exit {p.returncode}: {err[-1500:]}")
@@ -249,7 +252,7 @@ def test_sessions_found_running(ctx, cleanup, agent):
     at_start.mkdir()
     jvm = start_demo(ctx, cleanup, f"-agentpath:{agent}=dir={at_start}", seconds=120)
     run_dir = fresh(ctx.work / "over-at-start")
-    r = ctx.perf_java("-q", "-o", run_dir, "-p", str(jvm.pid), "-d", "2", check_rc=False, timeout=300)
+    r = ctx.perf_java("-o", run_dir, "-p", str(jvm.pid), "-d", "2", check_rc=False, timeout=300)
     check(r.returncode == 0 and "loaded with JVM" in r.stderr, f"at start: exit {r.returncode}: {r.stderr[-1500:]}")
     check(agent_threads(jvm.pid) and mapped_dumps(jvm.pid), "the JVM's own session runs on after the visit")
     ctx.check(jvm_entry(run_dir, jvm.pid)["jit_named_percent"] >= 99.0, "at start: JIT samples named")
@@ -263,7 +266,7 @@ def test_sessions_found_running(ctx, cleanup, agent):
                              f"dir={other},stop_after=120"], capture_output=True, text=True, env=ctx.env)
     check(attach.returncode == 0, f"jitdump-attach: {attach.stdout}{attach.stderr}")
     run_dir = fresh(ctx.work / "over-other")
-    r = ctx.perf_java("-q", "-o", run_dir, "-p", str(jvm.pid), "-d", "2", check_rc=False, timeout=300)
+    r = ctx.perf_java("-o", run_dir, "-p", str(jvm.pid), "-d", "2", check_rc=False, timeout=300)
     check(r.returncode == 0 and "another visit started" in r.stderr, f"another visit's: {r.stderr[-1500:]}")
     check(agent_threads(jvm.pid), "the other visit's session runs on")
     ctx.check(jvm_entry(run_dir, jvm.pid)["jit_named_percent"] >= 99.0, "another visit's session: JIT samples named")
