@@ -416,7 +416,9 @@ std::optional<StopCause> Writer::StopDue() {
 uint32_t Writer::SleepMs(uint32_t wait_ms) const {
   if (deadline_ns_ == 0) return wait_ms;
   const uint64_t now = MonotonicNanos();
-  if (now >= deadline_ns_) return 0;
+  // Past it, the stop is asked for at every poll (a transition under way may have put it off):
+  // at the usual interval, never in a busy loop.
+  if (now >= deadline_ns_) return std::min(wait_ms, options_.flush_ms);
   const uint64_t left_ms = (deadline_ns_ - now + 999999) / 1000000;
   return static_cast<uint32_t>(std::min<uint64_t>(wait_ms, left_ms));
 }
