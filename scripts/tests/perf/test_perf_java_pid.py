@@ -19,7 +19,7 @@ from support.visits import agent_threads, check_left_nothing, mapped_dumps, rss_
 from .runs import fresh
 
 DEMO_SECONDS = "40"  # long enough for two recordings; the JVM is killed at the end of the test
-STEADY_SECONDS = 3   # after a visit the dump must stay as it was closed (the README's figure: 30 s)
+STEADY_SECONDS = 3   # after a visit the dump must stay as it was closed (docs/measurements.md: 30 s, session_attach_stop --long)
 
 
 def start_demo(ctx, cleanup, *jvm_args, user=None, seconds=DEMO_SECONDS):
