@@ -60,7 +60,8 @@ def test_attach_sequences(ctx) -> None:
     check(new_agent_lines(seen) == [], "the corrected attach: no agent message expected")
 
     r = attach(f"dir={other}")
-    check(r.returncode != 0 and "already runs" in r.stdout and "not applied" in r.stderr and "restart" in r.stderr,
+    check(r.returncode != 0 and "already runs" in r.stdout and "not applied" in r.stderr
+          and f"stop it first (jitdump-attach {proc.pid} stop)" in r.stderr,
           "other options while running: scripts/attach should exit non-zero saying they were not applied",
           r.stdout + r.stderr)
     r = attach(f"dir={other}", force=True)
