@@ -14,6 +14,8 @@ compiled after the attach; the directories of the other loads never created.
 """
 import subprocess
 
+import pytest
+
 from support.checks import check, log
 from support.jvm import wait_line
 from support.output import agent_lines, dumps_in
@@ -21,6 +23,7 @@ from support.output import agent_lines, dumps_in
 ROUNDS = 3000
 
 
+@pytest.mark.meson(every_jdk=True)
 def test_attach_sequences(ctx) -> None:
     expected = ctx.expected_output(ROUNDS)
     gate = ctx.work / "gate"

@@ -6,6 +6,8 @@ loaded with the JVM stops on request too, and max_size= caps a dump under churn.
 import json
 import time
 
+import pytest
+
 from support.checks import check, log
 from support.jvm import wait_line
 from support.output import agent_lines
@@ -20,7 +22,9 @@ def stats_of(path):
     return json.loads(path.read_text())
 
 
-def test_attach_stop_restart(build, jdk, agent, tool, work, cleanup, long_run):
+# Sessions depend on how HotSpot calls Agent_OnAttach again: also on every other JDK.
+@pytest.mark.meson(every_jdk=True)
+def test_session_attach_stop(build, jdk, agent, tool, work, cleanup, long_run):
     churn = churn_jvm(build.repo, build, jdk, agent, work, cleanup)
     p = churn.start("Churn", "120", "300", agent=None)
     wait_line(p, "churn ready")
@@ -61,7 +65,8 @@ def test_attach_stop_restart(build, jdk, agent, tool, work, cleanup, long_run):
     check(not [l for l in lines if "warning" in l or "error" in l], f"no agent warning: {lines}")
 
 
-def test_stop_after_and_loaded_with_the_jvm(build, jdk, agent, tool, work, cleanup):
+@pytest.mark.meson(every_jdk=True)
+def test_session_stop_after(build, jdk, agent, tool, work, cleanup):
     """A session started with the JVM stops on request; stop_after= ends a later one on its own."""
     churn = churn_jvm(build.repo, build, jdk, agent, work, cleanup)
     start, timed = work / "start", work / "timed"
@@ -85,7 +90,7 @@ def test_stop_after_and_loaded_with_the_jvm(build, jdk, agent, tool, work, clean
     log(f"stop_after=3: stopped {took:.1f} s after the attach returned")
 
 
-def test_size_cap(build, jdk, agent, tool, work, cleanup):
+def test_session_size_cap(build, jdk, agent, tool, work, cleanup):
     """max_size= under churn: the dump stops at the cap, the rest is counted (lost.size_cap) with
     one warning, the JVM finishes its work."""
     churn = churn_jvm(build.repo, build, jdk, agent, work, cleanup)

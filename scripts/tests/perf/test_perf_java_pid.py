@@ -13,13 +13,15 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from support.checks import check, log
 from support.visits import agent_threads, check_left_nothing, mapped_dumps, rss_mib, thread_count
 
 from .runs import fresh
 
 DEMO_SECONDS = "40"  # long enough for two recordings; the JVM is killed at the end of the test
-STEADY_SECONDS = 3   # after a visit the dump must stay as it was closed (docs/measurements.md: 30 s, session_attach_stop --long)
+STEADY_SECONDS = 3   # after a visit the dump must stay as it was closed (docs/measurements.md: 30 s, integration-session_attach_stop --long)
 
 
 def start_demo(ctx, cleanup, *jvm_args, user=None, seconds=DEMO_SECONDS):
@@ -58,7 +60,8 @@ def profiled(ctx, run_dir: Path, pid: int, label: str, min_line_percent: float) 
     return p
 
 
-def test_running_jvm(ctx, cleanup):
+@pytest.mark.meson(timeout=900, every_jdk=True)
+def test_java_pid(ctx, cleanup):
     jvm = start_demo(ctx, cleanup)
     first = fresh(ctx.work / "first")
     r = ctx.perf_java("-o", first, "-q", "-p", str(jvm.pid), "-d", "3", check_rc=False, timeout=300)
@@ -103,7 +106,7 @@ def test_running_jvm(ctx, cleanup):
     ctx.check.verify()
 
 
-def test_refusals(ctx, cleanup):
+def test_java_pid_refusals(ctx, cleanup):
     """Refused before anything is recorded, the target left running, the reason in one message."""
     jvm = start_demo(ctx, cleanup, "-XX:+DisableAttachMechanism")
     run_dir = fresh(ctx.work / "disabled")
@@ -124,7 +127,8 @@ def test_refusals(ctx, cleanup):
     check(r.returncode != 0 and "-d goes with -p" in r.stderr, f"-d without -p: {r.stderr[:300]}")
 
 
-def test_other_user(ctx, cleanup):
+@pytest.mark.meson(timeout=900)
+def test_java_pid_other_user(ctx, cleanup):
     """As root, a JVM running as nobody: the agent (the JVM's user) writes into the run's jit/,
     which perf-java hands to that user; a run directory the user cannot reach is refused."""
     check(os.geteuid() == 0, "this test runs as root (the README's test command does)")
@@ -175,7 +179,8 @@ def visit_summary(ctx, run_dir: Path, pid: int) -> dict:
     return jvm_entry(run_dir, pid)
 
 
-def test_visits(ctx, cleanup, long_run):
+@pytest.mark.meson(timeout=1500, every_jdk=True)
+def test_java_pid_visits(ctx, cleanup, long_run):
     """Visits in a row to one JVM (5 here, 20 with --long): plain, after rm -rf of the previous
     run, stopped with Ctrl-C, perf-java SIGKILLed mid-recording (its session ends at its own
     stop_after=). Every visit names >= 99 % of its JIT samples; after each, nothing of the
@@ -245,7 +250,8 @@ def wait_until(predicate, timeout: float) -> bool:
     return predicate()
 
 
-def test_sessions_found_running(ctx, cleanup, agent):
+@pytest.mark.meson(timeout=900)
+def test_java_pid_found_running(ctx, cleanup, agent):
     """A session perf-java did not start is read where it is and left running, and perf-java
     says which kind it found: the agent loaded with the JVM, or another visit's session."""
     at_start = ctx.work / "at-start"

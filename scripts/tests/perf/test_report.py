@@ -24,6 +24,7 @@ from .report_runs import C, CALLEE, INLINING, OTHER, Model, folded, marked_lines
 from .runs import fresh, run
 
 
+@pytest.mark.meson(timeout=900)
 @pytest.mark.parametrize("graph", ["g", "flat"])
 def test_report_inlining(ctx, graph):
     """callee() is inlined into inliningCaller() and compiled on its own for otherCaller(). The
@@ -138,6 +139,7 @@ def test_report_inlining(ctx, graph):
     ctx.check.verify()
 
 
+@pytest.mark.meson(timeout=900)
 def test_report_two_jvms(ctx):
     """A launcher starting two JVMs under one perf-java: each JVM's samples are named from its own
     dump, each JVM is listed with its agent's statistics."""
@@ -167,6 +169,7 @@ def test_report_two_jvms(ctx):
     ctx.check.verify()
 
 
+@pytest.mark.meson(timeout=900)
 def test_report_late_attach(ctx, cleanup):
     """perf records a JVM that runs without the agent, the agent is attached (scripts/attach)
     halfway: the dump appears in the middle of the recording, and samples from before the attach
@@ -205,6 +208,7 @@ def test_report_late_attach(ctx, cleanup):
     ctx.check.verify()
 
 
+@pytest.mark.meson(timeout=900)
 def test_report_same_pid(ctx, cleanup):
     """Two JVMs with one pid writing into one directory (two containers sharing a volume, each JVM
     pid 1): the recorded JVM finds jit-<pid>.dump held by the other and writes
@@ -357,6 +361,7 @@ def dumps_answer(ctx, run_dir):
     return java, with_line
 
 
+@pytest.mark.meson(timeout=3000)
 def test_report_javac_shares(ctx):
     """javac compiling ~300 JDK sources, recorded with and without -g: the line share of the
     compiled-Java samples jitdump report gives is exactly what the dumps' line tables give (the
