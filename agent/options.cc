@@ -117,7 +117,8 @@ constexpr OptionSpec kOptions[] = {
      "posts the load resolve (see *Format decisions*)",
      "on, off", [](const OptionValue& v, Options& o) { return SetFlag(v, o.backdate); }},
     {"stats", "stderr|PATH", "–",
-     "JSON statistics at exit: events, records, bytes, lost records by cause, queue high-water marks, method-cache "
+     "JSON statistics when the session ends (a stop, or the JVM's exit): why it ended, events, records, bytes, lost "
+     "records by cause, each long-lived structure's high-water mark and bound, method-cache "
      "lookups, callback wall-time percentiles (all loads, and loads of ≤ 4 KiB of code), the thread CPU time of one "
      "load in 16, loads deferred to the writer, the writer's time per resolved load, its total CPU time and its "
      "sleeps, loads written unnamed (and how many after VM death), method-handle intrinsics named and unnamed",
@@ -174,6 +175,49 @@ constexpr OptionSpec kOptions[] = {
      "perf copies (`perf-java --interp`, `perf record --call-graph dwarf`); JDK 17 to 25 on x86-64 (see *Interpreted "
      "frames*)",
      "on, off", [](const OptionValue& v, Options& o) { return SetFlag(v, o.interp); }},
+    {"stop", "", "off",
+     "stop the agent's active session: events off (HotSpot's own cost goes too), the dump closed with its CLOSE "
+     "record, every descriptor closed, its thread gone, its stats written; a later load with options starts a new "
+     "one (`jitdump-attach PID stop`, see *Sessions*)",
+     "on, off",
+     [](const OptionValue& v, Options& o) {
+       if (v.present) return SetFlag(v, o.stop);
+       o.stop = true;
+       return true;
+     }},
+    {"stop_after", "SECONDS|off", "off",
+     "the session stops itself this many seconds after it started, as `stop` would (the deadline a visit carries, "
+     "so it ends even if whoever started it dies)",
+     "a number of seconds from 1 to 31536000, or off",
+     [](const OptionValue& v, Options& o) {
+       if (const auto b = ParseBool(v.text); b && !*b) {
+         o.stop_after_s = 0;
+         return true;
+       }
+       const auto n = ParseUnsigned(v.text, 31536000);
+       if (!n || *n == 0) return false;
+       o.stop_after_s = static_cast<uint32_t>(*n);
+       return true;
+     }},
+    {"max_size", "SIZE|off|auto", "auto",
+     "the largest dump a session writes (`K`, `M`, `G` suffixes, at least 64K): past it, code is counted as lost "
+     "(`lost.size_cap`) and not written, with one warning; `auto`: 1G for a session started by a late attach, no "
+     "limit for one started with the JVM",
+     "a size of at least 64K (e.g. 512M), off or auto",
+     [](const OptionValue& v, Options& o) {
+       if (v.text == "auto") {
+         o.max_size.reset();
+         return true;
+       }
+       if (const auto b = ParseBool(v.text); b && !*b) {
+         o.max_size = 0;
+         return true;
+       }
+       const auto size = ParseSize(v.text);
+       if (!size || *size < (64u << 10)) return false;
+       o.max_size = *size;
+       return true;
+     }},
     {"config", "FILE", "–", "read options from a file (one `key=value` per line, `#` comments)", "a file path",
      [](const OptionValue& v, Options& o) { return SetPath(v, o.config); }},
     {"strict", "", "off",

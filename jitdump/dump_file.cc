@@ -91,11 +91,16 @@ Status DumpFile::Append(const struct iovec* iov, int iovcnt) {
   return AppendWholeRecords(fd_, &size_, iov, iovcnt);
 }
 
-Status DumpFile::Close(uint64_t timestamp) {
+Status DumpFile::Close(uint64_t timestamp, bool sync) {
   if (fd_ < 0) return Status::Ok();
   uint8_t close_record[sizeof(CloseRecord)];
   EncodeClose(timestamp, close_record);
   Status status = Append(close_record, sizeof close_record);
+  if (sync && ::fsync(fd_) != 0 && status.ok()) status = Status::Error("fsync", errno);
+  if (dir_fd_ >= 0) {
+    ::close(dir_fd_);
+    dir_fd_ = -1;
+  }
   if (marker_ != nullptr) {
     ::munmap(marker_, marker_size_);
     marker_ = nullptr;

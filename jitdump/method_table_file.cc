@@ -147,8 +147,8 @@ Status MethodTableFile::Create(const std::string& path, mode_t mode, uint32_t pi
   if (dir < 0) return Status::Error("open", errno);
   const MethodTableHeader header = MakeMethodTableHeader(pid, timestamp);
   int fd = -1;
-  const Status status =
-      CreateWithContentsAt(dir, BaseName(path), CreateRules{O_WRONLY, mode, 0}, &header, sizeof header, &fd);
+  const Status status = CreateWithContentsAt(dir, std::string(BaseName(path)), CreateRules{O_WRONLY, mode, 0}, &header,
+                                             sizeof header, &fd);
   if (!status.ok()) {
     ::close(dir);
     return status;
