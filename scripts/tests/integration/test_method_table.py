@@ -11,6 +11,7 @@ interpreter's frame moved), interp=on says once why it is off and everything els
 it. Without interp=on there is no table and no ClassPrepare event.
 """
 import subprocess
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from support import classfile
 from support.checks import check, log
 from support.jvm import finish, wait_line
 from support.output import agent_lines, dumps_in, one_dump, read_stats
+from support.visits import check_left_nothing
 
 from .workload import attach
 
@@ -221,6 +223,38 @@ def test_method_table_attach(jvm, tool, work, build):
     s = read_stats(stats)["method_table"]
     log(f"attached: {len(table['methods'])} methods of {table['classes']} classes; stats {s}")
     check(s["state"] == "on" and s["methods_lost"] == 0 and table["ended"], f"stats {s}")
+
+
+@pytest.mark.meson(every_jdk=True)
+def test_method_table_sessions(jvm, tool, work, build):
+    """The table belongs to the agent's session: a stop closes it (its END record) with nothing of
+    the agent's left, and a new session with interp=on writes a new one, every class loaded by then
+    in it; the JVM runs on."""
+    stop = work / "stop"
+    jvm_args = ["-Xint"] + (["-XX:+EnableDynamicAgentLoading"] if jvm.jdk.feature >= 21 else [])
+    p = jvm.start(MAIN, "wait", stop, jvm_args=jvm_args)
+    pid = int(wait_line(p, "ready", timeout=60).split()[1])
+    tables = []
+    for n in (1, 2):
+        out = work / f"session{n}"
+        r = attach(build.scripts, jvm.agent, pid, f"dir={out},interp=on,stats={out}/stats.json")
+        check(r.returncode == 0 and "writing" in r.stdout, f"session {n}: the attach", r.stdout + r.stderr)
+        time.sleep(2)
+        r = attach(build.scripts, jvm.agent, pid, "stop")
+        check(r.returncode == 0 and "stopped:" in r.stdout, f"session {n}: the stop", r.stdout + r.stderr)
+        check_left_nothing(tool, pid, out / f"jit-{pid}.dump", 1, f"session {n} stopped")
+        table = tool.methods(out / f"jit-{pid}.dump.methods")
+        s = read_stats(out / "stats.json")["method_table"]
+        log(f"session {n}: {len(table['methods'])} methods of {table['classes']} classes; stats {s}")
+        check(table["ended"], f"session {n}: its table has no END record")
+        check(s["state"] == "on" and s["methods_lost"] == 0 and s["classes_lost"] == 0, f"session {n}: stats {s}")
+        check_like_class_file(methods_of(table, MAIN), classfile.read(jvm.classes / f"{MAIN}.class"), MAIN)
+        tables.append(table)
+    check(len(tables[1]["methods"]) >= len(tables[0]["methods"]) * 0.9,
+          f"the second table lists {len(tables[1]['methods'])} methods, the first {len(tables[0]['methods'])}")
+    stop.touch()
+    rc, _, err = finish(p)
+    check(rc == 0 and not agent_lines(err), f"JVM exit {rc}: {err}")
 
 
 @pytest.mark.meson(every_jdk=True)
