@@ -410,7 +410,7 @@ jint Agent::Start(Lock& lock, JavaVM* vm, const Options& parsed, const std::stri
   if (options.interp) SetUpMethodTable(*s);
   s->stats.bounds = {options.cache_entries, options.budget_bytes, RecordQueue::kMaxQueueNodes,
                      EventBlocks::kMaxPooledBytes, CodeHistory::kMaxSpans, LiveCode::kMaxEntries,
-                     Writer::kMaxHeldIntrinsics, EffectiveMaxSize(options.max_size, attach),
+                     IntrinsicStage::kMaxHeld, EffectiveMaxSize(options.max_size, attach),
                      options.interp ? MethodTableWriter::kMaxTracked : 0};
   s->writer.SetMaxSize(s->stats.bounds.dump_bytes);
   const uint64_t start_time = MonotonicNanos();
