@@ -103,3 +103,25 @@ def test_wrapper(ctx):
           f"Java stacks unwind: {good}/{total} inlinedCaller samples reach JavaMain through call_stub")
     t = ctx.perf_java("folded", "-o", run_dir)
     check(t.stdout.splitlines() == folded, "perf-java folded regenerates folded.txt")
+
+
+def test_hand_inject(ctx):
+    """The docs' recipe on a finished run: `perf inject --jit` by hand reads dumps whose inline
+    records (inline=on, which perf 6.1 does not know) perf-java moved to jit-PID.dump.inline, so
+    perf prints no warning per record, and jitdump report still expands inlined frames."""
+    check = ctx.check
+    run_dir = fresh(ctx.work / "hand")
+    ctx.perf_java("-o", run_dir, "-q", "-F", "999", "--", ctx.jdk.java, "-cp", ctx.demo_classes(), "demo.Demo", "2")
+    dumps = list((run_dir / "jit").glob("jit-*.dump"))
+    check(len(dumps) == 1 and dumps[0].with_name(dumps[0].name + ".inline").exists(),
+          f"the finished dump's inline records are in its .inline file: {sorted(p.name for p in (run_dir / 'jit').iterdir())}")
+    p = ctx.perf("inject", "--jit", "-i", run_dir / "perf.data", "-o", ctx.work / "hand.jit.data", check_rc=False)
+    unknown = [line for line in p.stderr.splitlines() if "unknown record type" in line]
+    check(p.returncode == 0 and not unknown,
+          f"a hand-run perf inject --jit is clean (rc={p.returncode}, {len(unknown)} unknown-record lines): "
+          f"{p.stderr[:600]}")
+    r = ctx.perf("report", "-i", ctx.work / "hand.jit.data", "--stdio", "--sort", "sym")
+    check("demo.Demo." in r.stdout, "perf report after the hand-run inject names the demo's methods")
+    folded = (run_dir / "folded.txt").read_text()
+    check("demo.Demo.inlinedCaller;demo.Demo.leaf" in folded,
+          "jitdump report still expands inlined frames (from the .inline file)")

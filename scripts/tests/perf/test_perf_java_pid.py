@@ -73,7 +73,15 @@ def test_java_pid(ctx, cleanup):
         check((first / name).exists(), f"the run has {name}")
     # Code compiled before the attach has safepoint line information only (no DebugNonSafepoints):
     # most samples still get a line.
-    profiled(ctx, first, jvm.pid, "first attach", 80.0)
+    entry = profiled(ctx, first, jvm.pid, "first attach", 80.0)
+    # The session perf-java started writes its statistics when it stops, before the reports.
+    stats = first / "jit" / f"agent-stats-{jvm.pid}.json"
+    check(stats.exists(), f"the attached agent wrote its statistics ({stats})")
+    agent_stats = entry.get("agent_stats", {})
+    check(agent_stats.get("session", {}).get("stopped_by") and agent_stats.get("lost", {}).get("total") == 0,
+          f"summary.json carries the attached agent's statistics, a stopped session that lost nothing: "
+          f"{json.dumps(agent_stats)[:600]}")
+    check(f"jit/agent-stats-{jvm.pid}.json" in r.stdout, f"perf-java lists the statistics: {r.stdout[-800:]}")
     if ctx.jdk.feature >= 21:
         attach_log = (first / "attach.log").read_text()
         check("EnableDynamicAgentLoading" in attach_log,
