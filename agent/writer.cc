@@ -162,12 +162,14 @@ Writer::Writer(const Options& options, Stats& stats, RecordQueue& queue, Lifecyc
       drain_([this] {
         while (ProcessAvailable() != 0) {
         }
-  intrinsics_.Settle(/*force=*/false);  // catches what it throws
-  try {
-    ServeMethodTable();
-  } catch (...) {
-    WarnFailure(failure_warning_, "writing the method table", std::current_exception());
-  }
+        // Before detaching, and at exit: one read names every intrinsic still waiting, and one
+        // last sweep records the methods redefined since the last (the JVM still answers).
+        intrinsics_.Settle(/*force=*/true);
+        try {
+          ServeMethodTable(/*final_sweep=*/true);
+        } catch (...) {
+          WarnFailure(failure_warning_, "writing the method table", std::current_exception());
+        }
         WritePending();
       }),
       intrinsics_(options.names, stats, lifecycle, failure_warning_,
