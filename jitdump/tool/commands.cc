@@ -5,7 +5,7 @@
 namespace jitdump::tool {
 
 extern const Command kInfoCommand, kListCommand, kLinesCommand, kAddr2lineCommand, kCheckCommand, kPerfmapCommand,
-    kRecordsCommand, kFoldCommand, kStripInlineCommand, kReportCommand, kCopyCommand;
+    kRecordsCommand, kFoldCommand, kStripInlineCommand, kReportCommand, kCopyCommand, kPerfDataCommand;
 
 std::span<const Command* const> AllCommands() {
   // In the order `jitdump --help` lists them.
@@ -21,6 +21,7 @@ std::span<const Command* const> AllCommands() {
       &kStripInlineCommand,
       &kReportCommand,
       &kCopyCommand,
+      &kPerfDataCommand,
   };
   return kCommands;
 }
