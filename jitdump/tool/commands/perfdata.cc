@@ -8,10 +8,12 @@
 #include <memory>
 #include <string>
 
+#include "jitdump/perfdata/address_spaces.h"
 #include "jitdump/perfdata/format.h"
 #include "jitdump/perfdata/reader.h"
 #include "jitdump/tool/command.h"
 #include "jitdump/tool/json_output.h"
+#include "jitdump/unwind/dwarf_unwinder.h"
 
 namespace jitdump::tool {
 namespace {
@@ -29,9 +31,12 @@ constexpr char kUsage[] =
     "  --records      also every record in time order, one JSON object per line before the summary\n"
     "                 (which comes last); samples with their call chain, registers and stack size\n"
     "  --no-samples   leave samples out of --records (the side-band records only; faster)\n"
+    "  --unwind       with --records: each --call-graph dwarf sample's user frames, unwound from its\n"
+    "                 registers and stack bytes (\"unwound\": pcs, callers one byte before their\n"
+    "                 return address)\n"
     "exit status: 0 read to the end, 1 damaged (everything before the damage was read), 2 unreadable\n";
 
-constexpr OptionSpec kOptions[] = {{"--records", ""}, {"--no-samples", ""}};
+constexpr OptionSpec kOptions[] = {{"--records", ""}, {"--no-samples", ""}, {"--unwind", ""}};
 
 std::string HexString(std::span<const uint8_t> bytes) {
   static const char kDigits[] = "0123456789abcdef";
@@ -72,7 +77,8 @@ Json SampleIdJson(const pd::SampleId& id) {
 // Prints records as JSON lines (or text) and counts them by type.
 class Printer : public pd::RecordSink {
  public:
-  Printer(const pd::PerfDataReader& reader, bool print, bool json) : reader_(reader), print_(print), json_(json) {}
+  Printer(const pd::PerfDataReader& reader, bool print, bool json, bool unwind)
+      : reader_(reader), print_(print), json_(json), unwind_(unwind), unwinder_(spaces_, reader.recording()) {}
 
   std::map<std::string, uint64_t> counts;
 
@@ -103,6 +109,11 @@ class Printer : public pd::RecordSink {
     if (s.has(pd::kSampleStackUser)) {
       j["stack_user"] = {{"size", s.stack_user.data.size()}, {"dyn_size", s.stack_user.dyn_size}};
     }
+    if (unwind_ && unwinder_.CanUnwind(s)) {
+      std::vector<uint64_t> pcs;
+      unwinder_.Unwind(s, &pcs);
+      j["unwound"] = pcs;
+    }
     if (s.has(pd::kSampleBranchStack)) j["branch_stack"] = s.branch_stack.nr;
     if (s.has(pd::kSampleRaw)) j["raw_size"] = s.raw.size();
     if (s.has(pd::kSampleWeight | pd::kSampleWeightStruct)) j["weight"] = s.weight;
@@ -111,6 +122,7 @@ class Printer : public pd::RecordSink {
     Emit(std::move(j));
   }
   void OnMmap(const pd::Mmap& m) override {
+    spaces_.OnMmap(m);
     ++counts[m.mmap2 ? "MMAP2" : "MMAP"];
     if (!print_) return;
     Json j = {{"type", m.mmap2 ? "MMAP2" : "MMAP"}, {"pid", m.pid},  {"tid", m.tid},   {"start", m.start},
@@ -121,6 +133,7 @@ class Printer : public pd::RecordSink {
     Emit(std::move(j));
   }
   void OnComm(const pd::Comm& c) override {
+    spaces_.OnComm(c);
     ++counts["COMM"];
     if (!print_) return;
     Emit({{"type", "COMM"},
@@ -131,6 +144,7 @@ class Printer : public pd::RecordSink {
           {"sample_id", SampleIdJson(c.sample_id)}});
   }
   void OnTask(const pd::Task& t) override {
+    spaces_.OnTask(t);
     ++counts[t.fork ? "FORK" : "EXIT"];
     if (!print_) return;
     Emit({{"type", t.fork ? "FORK" : "EXIT"},
@@ -166,6 +180,9 @@ class Printer : public pd::RecordSink {
   const pd::PerfDataReader& reader_;
   bool print_;
   bool json_;
+  bool unwind_;
+  pd::AddressSpaces spaces_;
+  unwind::DwarfUnwinder unwinder_;
 };
 
 Json EventJson(const pd::Event& e) {
@@ -223,7 +240,7 @@ int RunPerfData(const Invocation& in) {
     return kExitUsage;
   }
   const bool records = in.Flag("--records");
-  Printer printer(*reader, records, in.json);
+  Printer printer(*reader, records, in.json, in.Flag("--unwind"));
   pd::ReadOptions options;
   options.samples = !in.Flag("--no-samples");
   options.other_records = true;

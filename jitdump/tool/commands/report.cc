@@ -24,6 +24,7 @@
 #include "jitdump/report/folded.h"
 #include "jitdump/report/line_stream.h"
 #include "jitdump/report/line_table.h"
+#include "jitdump/report/perf_data_source.h"
 #include "jitdump/report/perf_recording.h"
 #include "jitdump/report/pprof_writer.h"
 #include "jitdump/report/process_map.h"
@@ -62,6 +63,7 @@ constexpr char kUsage[] =
     "  --event NAME       only this event's samples (default: the first event recorded)\n"
     "  --title TEXT       the flame graph's title\n"
     "  --perf PATH        the perf binary (default: $PERF, else perf)\n"
+    "  --reader WHICH     perf-script (runs perf) or perfdata (reads perf.data itself, no perf)\n"
     "  --script FILE      read `perf script --show-mmap-events --show-task-events --ns --no-inline\n"
     "                     -F comm,pid,tid,time,period,event,ip,sym,dso` text instead of running perf\n"
     "  -q, --quiet        no summary line on stderr\n"
@@ -76,6 +78,7 @@ constexpr OptionSpec kOptions[] = {
     {"--pprof", "FILE"},     {"--html", "FILE"},      {"--profile-json", "FILE"},
     {"--annotate", ""},      {"--dumps", "DIR", true}, {"--stats", "PATTERN"}, {"--top", "N"},
     {"--event", "NAME"},     {"--title", "TEXT"},     {"--perf", "PATH"},    {"--script", "FILE"},
+    {"--reader", "WHICH"},
     {"-q,--quiet", ""},
 };
 
@@ -93,6 +96,7 @@ struct ReportRequest {
   std::vector<std::string> dump_dirs;
   std::string stats_pattern;     // the agents' stats files, %p = the JVM's pid
   std::string perf = "perf";
+  bool perfdata = false;         // read perf.data with jitdump/perfdata instead of running perf
   size_t top = 0;                // rows of the per-line table (0: all)
   std::string event;             // only this event's samples
   std::string title;             // of the flame graph
@@ -249,7 +253,25 @@ int RunReport(ReportRequest req) {
   shape.has_time = shape.monotonic_clock = true;
   std::string error;
   std::unique_ptr<report::PerfRecording> recording;
-  if (req.script.empty()) {
+  std::unique_ptr<report::PerfDataSource> perf_data;
+  if (req.script.empty() && req.perfdata) {
+    perf_data = report::PerfDataSource::Open(req.input, &error);
+    if (!perf_data) {
+      std::fprintf(stderr, "jitdump report: %s\n", error.c_str());
+      return kExitUsage;
+    }
+    if (perf_data->rereadable()) {
+      perf_data->ReadSideBand(processes);
+      shape = perf_data->Shape();
+      if (!shape.monotonic_clock) {
+        std::fprintf(stderr,
+                     "jitdump report: warning: %s was not recorded with -k 1 (CLOCK_MONOTONIC, the dumps' clock): "
+                     "JIT frames are named from the code each dump leaves at their address, not the code there "
+                     "at the sample's time\n",
+                     req.input.c_str());
+      }
+    }
+  } else if (req.script.empty()) {
     recording = std::make_unique<report::PerfRecording>(req.perf, req.input);
     if (!recording->ReadShape(&shape, &error) || !recording->ReadSideBand(side_band, &error)) {
       std::fprintf(stderr, "jitdump report: %s\n", error.c_str());
@@ -285,9 +307,17 @@ int RunReport(ReportRequest req) {
   options.event = req.event;
   report::ProfileReader reader(processes, options);
   EventsAndSamples from_stdin(processes, reader);
-  const bool read = recording              ? recording->ReadSamples(shape, reader, &error)
-                    : req.script == "-"    ? ReadScriptFile(req.script, from_stdin, &error)
-                                           : ReadScriptFile(req.script, reader, &error);
+  bool read = true;
+  if (perf_data) {
+    perf_data->ReadSamples(reader, perf_data->rereadable() ? nullptr : &processes);
+    for (const std::string& warning : perf_data->warnings()) {
+      std::fprintf(stderr, "jitdump report: warning: %s: %s\n", req.input.c_str(), warning.c_str());
+    }
+  } else {
+    read = recording            ? recording->ReadSamples(shape, reader, &error)
+           : req.script == "-"  ? ReadScriptFile(req.script, from_stdin, &error)
+                                : ReadScriptFile(req.script, reader, &error);
+  }
   if (!read) {
     std::fprintf(stderr, "jitdump report: %s\n", error.c_str());
     return kExitUsage;
@@ -383,6 +413,10 @@ int Report(const Invocation& in) {
   take("--title", &req.title);
   take("--perf", &req.perf);
   take("--script", &req.script);
+  if (const std::string* which = in.Value("--reader")) {
+    if (*which != "perfdata" && *which != "perf-script") return in.UsageError("report: --reader is perfdata or perf-script");
+    req.perfdata = *which == "perfdata";
+  }
   req.dump_dirs = in.Values("--dumps");
   req.annotate = in.Flag("--annotate");
   req.quiet = in.Flag("-q,--quiet");
