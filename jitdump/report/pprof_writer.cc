@@ -201,6 +201,9 @@ Status WritePprof(const Profile& profile, std::ostream& out) {
   google::protobuf::io::OstreamOutputStream raw(&out);
   google::protobuf::io::GzipOutputStream::Options options;
   options.format = google::protobuf::io::GzipOutputStream::GZIP;
+  // zlib's fastest level: 3-4x less CPU than its default for a file ~15% larger (a profile of
+  // 88k samples: 1.1 -> 1.3 MB); a profile is written once and read a few times.
+  options.compression_level = 1;
   google::protobuf::io::GzipOutputStream gzip(&raw, options);
   bool coded_error = false;
   {

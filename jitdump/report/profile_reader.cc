@@ -126,9 +126,9 @@ uint32_t ProfileReader::JitLocation(Jvm& jvm, size_t record, uint64_t addr) {
 uint32_t ProfileReader::NativeLocation(const StackSample& sample, const StackFrame& frame, uint64_t step, bool kernel,
                                        bool jit_area) {
   const uint64_t addr = frame.file_addr >= step ? frame.file_addr - step : frame.file_addr;
-  const NativeKey key{frame.dso, addr};
-  const auto it = native_locations_.find(key);
-  if (it != native_locations_.end()) return it->second;
+  bool inserted;
+  FlatIndex::Entry& entry = native_frames_.Insert(addr, frame.dso, &inserted);
+  if (!inserted) return entry.value;
   const FrameDso& dso = dsos_[frame.dso];
   const uint32_t mapping = MappingOf(frame.dso);
   FrameKind kind = kernel ? FrameKind::kKernel : FrameKind::kNative;
@@ -157,7 +157,7 @@ uint32_t ProfileReader::NativeLocation(const StackSample& sample, const StackFra
     lines.push_back(Line{builder_.AddFunction(name, "", kind), 0});
   }
   const uint32_t id = builder_.AddLocation(addr, mapping, lines);
-  native_locations_.emplace(key, id);
+  entry.value = id;  // nothing above inserts into native_frames_: `entry` still stands
   return id;
 }
 
@@ -176,30 +176,64 @@ uint32_t ProfileReader::Frame(const StackSample& sample, size_t index, Jvm* jvm)
   const uint64_t step = !exact && !options_.return_addresses_adjusted ? 1 : 0;
   const bool jit_area = !kernel && dso.jit_candidate;
   if (!jit_area || jvm == nullptr) return NativeLocation(sample, frame, step, kernel, jit_area);
-  ++stats_.jit_frames;
+  JitFrame hit;
+  if (dso.jitted_elf || !sample.time_ns || !options_.times_are_dump_clock) {
+    hit = ResolveJit(sample, frame, step, *jvm);  // no time to key a cache on, or perf inject's ELFs
+  } else {
+    const uint64_t lookup = frame.addr >= step ? frame.addr - step : frame.addr;
+    const uint64_t epoch = jvm->code->timeline().Epoch(*sample.time_ns);
+    bool inserted;
+    FlatIndex::Entry& entry = jit_frames_.Insert(lookup, jvm->index, &inserted);
+    if (!inserted && jit_cache_[entry.value].epoch == epoch) {
+      hit = jit_cache_[entry.value];
+    } else {
+      if (inserted) {
+        entry.value = static_cast<uint32_t>(jit_cache_.size());
+        jit_cache_.emplace_back();
+      }
+      const uint32_t slot = entry.value;  // ResolveJit may grow the index
+      hit = ResolveJit(sample, frame, step, *jvm);
+      hit.epoch = epoch;
+      jit_cache_[slot] = hit;
+    }
+  }
+  stats_.jit_frames += hit.counted;
+  stats_.jit_resolved += hit.resolved;
+  stats_.jit_expanded += hit.expanded;
+  stats_.jit_before_load += hit.before_load;
+  stats_.jit_time_resolved += hit.time_resolved;
+  return hit.location;
+}
+
+ProfileReader::JitFrame ProfileReader::ResolveJit(const StackSample& sample, const StackFrame& frame, uint64_t step,
+                                                  Jvm& jvm) {
+  const FrameDso& dso = dsos_[frame.dso];
+  JitFrame out;
   uint64_t addr = frame.addr;
   int64_t record = -1;
-  if (dso.jitted_elf) record = jvm->code->LoadOfJittedElf(dso.jitted_index, &addr);  // the ELF names its load
+  if (dso.jitted_elf) record = jvm.code->LoadOfJittedElf(dso.jitted_index, &addr);  // the ELF names its load
   const uint64_t lookup = addr >= step ? addr - step : addr;
   if (!dso.jitted_elf) {
-    const int64_t final_load = jvm->code->timeline().FindFinal(lookup);
+    const int64_t final_load = jvm.code->timeline().FindFinal(lookup);
     record = final_load;
     if (sample.time_ns && options_.times_are_dump_clock) {
-      const LoadTimeline::Hit hit = jvm->code->timeline().Find(lookup, *sample.time_ns);
+      const LoadTimeline::Hit hit = jvm.code->timeline().Find(lookup, *sample.time_ns);
       record = hit.record;
-      if (hit.before_load) ++stats_.jit_before_load;
-      if (record >= 0 && record != final_load) ++stats_.jit_time_resolved;
+      out.before_load = hit.before_load;
+      out.time_resolved = record >= 0 && record != final_load;
     }
   }
   if (record < 0) {
     // perf's "[unknown]" DSO is no mapping at all, mostly a frame pointer chain gone astray: only
     // a frame in a mapping the JIT code lives in counts as JIT code left unnamed.
-    if (dso.none) --stats_.jit_frames;
-    return NativeLocation(sample, frame, step, false, true);
+    out.counted = !dso.none;
+    out.location = NativeLocation(sample, frame, step, false, true);
+    return out;
   }
-  ++stats_.jit_resolved;
-  if (jvm->code->HasInlineRecord(static_cast<size_t>(record))) ++stats_.jit_expanded;
-  return JitLocation(*jvm, static_cast<size_t>(record), lookup);
+  out.resolved = true;
+  out.expanded = jvm.code->HasInlineRecord(static_cast<size_t>(record));
+  out.location = JitLocation(jvm, static_cast<size_t>(record), lookup);
+  return out;
 }
 
 void ProfileReader::OnSample(const ScriptSample& sample) {
@@ -257,7 +291,9 @@ void ProfileReader::Add(const StackSample& sample) {
 
 Profile ProfileReader::Take() {
   jit_locations_.clear();
-  native_locations_.clear();
+  native_frames_.clear();
+  jit_frames_.clear();
+  jit_cache_.clear();
   mappings_.clear();
   process_ids_.clear();
   return builder_.Take();

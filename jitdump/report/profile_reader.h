@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "jitdump/report/flat_index.h"
 #include "jitdump/report/jvm_code.h"
 #include "jitdump/report/perf_script.h"
 #include "jitdump/report/process_map.h"
@@ -94,19 +95,23 @@ class ProfileReader final : public ScriptSink {
   struct JitKeyHash {
     size_t operator()(const JitKey& k) const { return k.addr * 0x9E3779B97F4A7C15ull ^ (uint64_t{k.jvm} << 32 | k.record); }
   };
-  struct NativeKey {
-    uint32_t dso;
-    uint64_t addr;
-    bool operator==(const NativeKey&) const = default;
-  };
-  struct NativeKeyHash {
-    size_t operator()(const NativeKey& k) const { return k.addr * 0x9E3779B97F4A7C15ull ^ k.dso; }
+  // What resolving a JIT frame found, cached per (JVM, address) while the JVM's code map at
+  // the samples' time stays the same (LoadTimeline::Epoch).
+  struct JitFrame {
+    uint64_t epoch = 0;
+    uint32_t location = 0;
+    bool resolved = false;       // a load covers it
+    bool counted = true;         // it counts as a JIT frame (no: an unresolved frame in no mapping)
+    bool expanded = false;       // from an inline record
+    bool before_load = false;    // resolved to a load stamped after the sample
+    bool time_resolved = false;  // to other code than the dump's final state there
   };
 
   Jvm* JvmFor(const StackSample& sample, int64_t* marker);
   uint32_t ProcessFor(const StackSample& sample, int64_t marker, const Jvm* jvm);
   uint32_t Frame(const StackSample& sample, size_t index, Jvm* jvm);
   uint32_t JitLocation(Jvm& jvm, size_t record, uint64_t addr);
+  JitFrame ResolveJit(const StackSample& sample, const StackFrame& frame, uint64_t step, Jvm& jvm);
   // `frame` looked up at `step` bytes before its address (1 for a return address).
   uint32_t NativeLocation(const StackSample& sample, const StackFrame& frame, uint64_t step, bool kernel, bool jit_area);
   uint32_t MappingOf(uint32_t dso);
@@ -119,7 +124,9 @@ class ProfileReader final : public ScriptSink {
   bool single_dump_ = false;
   std::map<std::pair<uint32_t, int64_t>, uint32_t> process_ids_;  // (pid, marker) -> process
   std::unordered_map<JitKey, uint32_t, JitKeyHash> jit_locations_;
-  std::unordered_map<NativeKey, uint32_t, NativeKeyHash> native_locations_;
+  FlatIndex native_frames_;            // (file address, dso) -> location
+  FlatIndex jit_frames_;               // (address, jvm) -> index into jit_cache_
+  std::vector<JitFrame> jit_cache_;
   std::unordered_map<uint32_t, uint32_t> mappings_;  // dso id -> profile mapping
   DsoTable dsos_;
   NativeSymbols* native_symbols_ = nullptr;
