@@ -81,6 +81,34 @@ TEST(ProcessMap, TwoJvms) {
   EXPECT_EQ(map.markers()[static_cast<size_t>(map.MarkerFor(200, 30))].path, "/run/jit/jit-200.dump");
 }
 
+TEST(ProcessMap, ARepeatedMarkerOfOneImageIsKeptOnce) {
+  ProcessMap map;
+  map.OnEvent(Mmap(100, 0, "/run/jit/jit-100.dump"));   // perf synthesized it when it started
+  map.OnEvent(Mmap(100, 10, "/run/jit/jit-100.dump"));  // and recorded the agent's mmap too
+  EXPECT_EQ(map.markers().size(), 1u);
+  map.OnEvent(Task(ScriptEventKind::kComm, 100, 20, true, "java"));
+  map.OnEvent(Mmap(100, 30, "/run/jit/jit-100.dump"));  // after an exec: a new image's marker
+  EXPECT_EQ(map.markers().size(), 2u);
+}
+
+// A process that re-execs itself, mapping its dump each time: every sample finds the marker of
+// its own image, and the lookups stay cheap (thousands of markers: the index is searched, not
+// scanned).
+TEST(ProcessMap, ThousandsOfExecsOfOnePid) {
+  ProcessMap map;
+  constexpr uint64_t kImages = 20000;
+  for (uint64_t i = 0; i < kImages; ++i) {
+    map.OnEvent(Task(ScriptEventKind::kComm, 100, 100 * i + 1, true, "svc"));
+    map.OnEvent(Mmap(100, 100 * i + 50, "/home/a/jit-100.dump"));
+  }
+  ASSERT_EQ(map.markers().size(), kImages);
+  for (uint64_t i = 0; i < kImages; ++i) {
+    EXPECT_EQ(map.MarkerFor(100, 100 * i + 60), static_cast<int64_t>(i));
+    EXPECT_EQ(map.MarkerFor(100, 100 * i + 20), static_cast<int64_t>(i));  // before its marker: late attach
+  }
+  EXPECT_EQ(map.MarkerFor(100, std::nullopt), static_cast<int64_t>(kImages - 1));
+}
+
 TEST(DumpLocator, ContainerDumpsByHostOrNamespacePid) {
   // A JVM that is pid 1 in its container and 4321 on the host: perf records the host pid and
   // the path the JVM used.

@@ -2,11 +2,16 @@
 // inline record (inline_record_decoder.cc).
 #include "jitdump/read/decoder.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cstddef>
 #include <cstring>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "jitdump/read/record_bytes.h"
 
@@ -171,12 +176,15 @@ void DecodeUnwinding(const RecordBytes& b, uint64_t off, uint64_t total, Record&
   record.body = unwind;
 }
 
-// Reads the file header into `dump`. False when the file is not a jitdump we can read.
-bool DecodeHeader(std::span<const uint8_t> data, JitDump& dump) {
+// Reads the file header into `dump` from `data`, the file's first bytes (at least the header's
+// total_size of them, or the whole file when it is shorter) of a file of `file_size` bytes.
+// False when the file is not a jitdump we can read.
+bool DecodeHeader(std::span<const uint8_t> data, uint64_t file_size, JitDump& dump) {
   constexpr uint64_t kHeaderSize = sizeof(FileHeader);
   uint32_t magic;
-  if (data.size() < sizeof magic) {
-    AddProblem(dump.problems, 0, Severity::kError, "file is %zu bytes, too short for the jitdump magic", data.size());
+  if (file_size < sizeof magic || data.size() < sizeof magic) {
+    AddProblem(dump.problems, 0, Severity::kError, "file is %" PRIu64 " bytes, too short for the jitdump magic",
+               file_size);
     return false;
   }
   std::memcpy(&magic, data.data(), sizeof magic);
@@ -186,9 +194,9 @@ bool DecodeHeader(std::span<const uint8_t> data, JitDump& dump) {
     return false;
   }
   dump.cross_endian = magic == kMagicSwapped;
-  if (data.size() < kHeaderSize) {
-    AddProblem(dump.problems, 0, Severity::kError, "file is %zu bytes, too short for the %" PRIu64 "-byte header",
-               data.size(), kHeaderSize);
+  if (file_size < kHeaderSize || data.size() < kHeaderSize) {
+    AddProblem(dump.problems, 0, Severity::kError, "file is %" PRIu64 " bytes, too short for the %" PRIu64 "-byte header",
+               file_size, kHeaderSize);
     return false;
   }
   dump.header = ReadStruct<FileHeader>(data, 0, dump.cross_endian);
@@ -198,46 +206,128 @@ bool DecodeHeader(std::span<const uint8_t> data, JitDump& dump) {
                "header total_size %u is smaller than the %" PRIu64 "-byte header", h.total_size, kHeaderSize);
     return false;
   }
-  if (h.total_size > data.size()) {
+  if (h.total_size > file_size) {
     AddProblem(dump.problems, offsetof(FileHeader, total_size), Severity::kError,
-               "header total_size %u runs past the end of the %zu-byte file", h.total_size, data.size());
+               "header total_size %u runs past the end of the %" PRIu64 "-byte file", h.total_size, file_size);
     return false;
   }
   dump.records_offset = h.total_size;
   return true;
 }
 
-}  // namespace
+// The whole file in memory.
+class MemorySource {
+ public:
+  explicit MemorySource(std::span<const uint8_t> data) : data_(data) {}
+  uint64_t size() const { return data_.size(); }
+  // Bytes holding [offset, offset + length) (the caller keeps within size()): all of them.
+  bool Fetch(uint64_t /*offset*/, uint64_t /*length*/, std::span<const uint8_t>* out, uint64_t* base) {
+    *out = data_;
+    *base = 0;
+    return true;
+  }
 
-bool HasRoomFor(uint64_t offset, uint64_t total, uint64_t need, const char* type, const char* part, Record& record,
-                JitDump& dump) {
-  if (total >= need) return true;
-  AddProblem(dump.problems, offset + kTotalSizeAt, Severity::kError,
-             "%s total_size %" PRIu64 " is smaller than its %" PRIu64 "-byte %s", type, total, need, part);
-  record.valid = false;
-  return false;
+ private:
+  std::span<const uint8_t> data_;
+};
+
+// A file read through a window of its bytes with pread: never mapped, so a file cut shorter
+// while it is read shows as a truncated tail instead of a SIGBUS, and memory holds only the
+// window (at least one whole record) besides what is decoded.
+class WindowSource {
+ public:
+  WindowSource(int fd, uint64_t size, size_t window) : fd_(fd), size_(size), window_(window) {}
+  uint64_t size() const { return size_; }
+  const Status& error() const { return error_; }
+  bool shrank() const { return shrank_; }
+
+  // The window holding the `length` bytes at `offset` (and its file offset in *base); false
+  // when the file no longer holds them all (it shrank) or reading failed.
+  bool Fetch(uint64_t offset, uint64_t length, std::span<const uint8_t>* out, uint64_t* base) {
+    if (offset < begin_ || offset + length > begin_ + held_) {
+      const uint64_t want = std::min<uint64_t>(std::max<uint64_t>(length, window_), size_ - offset);
+      if (want < length) return false;
+      buffer_.resize(static_cast<size_t>(want));
+      uint64_t done = 0;
+      while (done < want) {
+        const ssize_t got = ::pread(fd_, buffer_.data() + done, static_cast<size_t>(want - done),
+                                    static_cast<off_t>(offset + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+          error_ = Status::Error("read", errno);
+          return false;
+        }
+        if (got == 0) break;
+        done += static_cast<uint64_t>(got);
+      }
+      begin_ = offset;
+      held_ = done;
+      if (done < length) {
+        shrank_ = true;
+        return false;
+      }
+    }
+    *out = std::span<const uint8_t>(buffer_.data(), static_cast<size_t>(held_));
+    *base = begin_;
+    return true;
+  }
+
+ private:
+  int fd_;
+  uint64_t size_;
+  size_t window_;
+  std::vector<uint8_t> buffer_;
+  uint64_t begin_ = 0;
+  uint64_t held_ = 0;
+  Status error_;
+  bool shrank_ = false;
+};
+
+// What decoding `record` added to memory, roughly: the record and the heap blocks its names,
+// file names and tables hold.
+uint64_t DecodedBytes(const Record& record) {
+  auto text = [](const std::string& s) -> uint64_t { return s.size() > 15 ? s.capacity() + 1 : 0; };
+  uint64_t bytes = sizeof(Record);
+  if (const LoadBody* load = record.load()) bytes += text(load->name);
+  if (const DebugInfoBody* info = record.debug_info()) {
+    bytes += info->entries.capacity() * sizeof(DebugLine);
+    for (const DebugLine& line : info->entries) bytes += text(line.file);
+  }
+  if (const InlineBody* inl = record.inline_info()) {
+    bytes += sizeof(InlineBody) + inl->files.capacity() * sizeof(std::string) +
+             inl->function_names.capacity() * sizeof(std::string) +
+             inl->functions.capacity() * sizeof(SamplyFunctionRecord) +
+             inl->calls.capacity() * sizeof(SamplyInlineCallRecord) + inl->ranges.capacity() * sizeof(SamplyRangeRecord) +
+             inl->lines.capacity() * sizeof(SamplyLineRecord) + inl->range_begin.capacity() * sizeof(uint32_t);
+    for (const std::string& s : inl->files) bytes += text(s);
+    for (const std::string& s : inl->function_names) bytes += text(s);
+  }
+  return bytes;
 }
 
-JitDump Parse(std::span<const uint8_t> data) {
-  JitDump dump;
-  dump.file_size = data.size();
-  dump.header_ok = DecodeHeader(data, dump);
-  if (!dump.header_ok) return dump;
-
-  const RecordBytes b(data, dump.cross_endian);
+// The record loop over any source of the file's bytes. Stops early (returning false) once the
+// decoded records hold more than `memory_limit` bytes (0: no limit); *memory counts them.
+template <typename Source>
+bool DecodeRecords(Source& source, uint64_t memory_limit, JitDump& dump, uint64_t* memory) {
   int64_t pending_debug = -1, pending_inline = -1, pending_unwind = -1;
   uint64_t off = dump.records_offset;
-  const uint64_t size = data.size();
+  const uint64_t size = source.size();
+  auto truncated = [&](uint64_t left, uint64_t needed) {
+    dump.truncated_offset = off;
+    dump.truncated_bytes = left;
+    dump.truncated_needed = needed;
+  };
   while (off < size) {
     const uint64_t left = size - off;
-    if (left < sizeof(RecordHeader)) {
-      dump.truncated_offset = off;
-      dump.truncated_bytes = left;
+    std::span<const uint8_t> window;
+    uint64_t base = 0;
+    if (left < sizeof(RecordHeader) || !source.Fetch(off, sizeof(RecordHeader), &window, &base)) {
+      truncated(left, 0);
       AddProblem(dump.problems, off, Severity::kWarning,
                  "truncated final record: %" PRIu64 " bytes, not even a 16-byte record header", left);
       break;
     }
-    const auto header = b.Read<RecordHeader>(off);
+    const auto header = RecordBytes(window, dump.cross_endian, base).Read<RecordHeader>(off);
     Record record;
     record.offset = off;
     record.id = header.id;
@@ -249,15 +339,16 @@ JitDump Parse(std::span<const uint8_t> data) {
                  record.total_size);
       break;
     }
-    if (record.total_size > left) {
-      dump.truncated_offset = off;
-      dump.truncated_bytes = left;
-      dump.truncated_needed = record.total_size;
+    // A record larger than the whole budget is not read at all.
+    if (memory_limit != 0 && record.total_size > memory_limit) return false;
+    if (record.total_size > left || !source.Fetch(off, record.total_size, &window, &base)) {
+      truncated(left, record.total_size);
       AddProblem(dump.problems, off, Severity::kWarning,
                  "truncated final %s record: total_size %u but only %" PRIu64 " bytes left in the file",
                  RecordTypeName(record.id), record.total_size, left);
       break;
     }
+    const RecordBytes b(window, dump.cross_endian, base);
     const uint64_t total = record.total_size;
     const int64_t index = static_cast<int64_t>(dump.records.size());
     switch (static_cast<RecordType>(record.id)) {
@@ -286,10 +377,60 @@ JitDump Parse(std::span<const uint8_t> data) {
         break;
       default: ++dump.unknown_records; break;
     }
+    *memory += DecodedBytes(record);
+    if (memory_limit != 0 && *memory > memory_limit) return false;
     dump.records.push_back(std::move(record));
     off += total;
   }
+  return true;
+}
+
+}  // namespace
+
+bool HasRoomFor(uint64_t offset, uint64_t total, uint64_t need, const char* type, const char* part, Record& record,
+                JitDump& dump) {
+  if (total >= need) return true;
+  AddProblem(dump.problems, offset + kTotalSizeAt, Severity::kError,
+             "%s total_size %" PRIu64 " is smaller than its %" PRIu64 "-byte %s", type, total, need, part);
+  record.valid = false;
+  return false;
+}
+
+JitDump Parse(std::span<const uint8_t> data) {
+  JitDump dump;
+  dump.file_size = data.size();
+  dump.header_ok = DecodeHeader(data, data.size(), dump);
+  if (!dump.header_ok) return dump;
+  MemorySource source(data);
+  uint64_t memory = 0;
+  DecodeRecords(source, 0, dump, &memory);
   return dump;
+}
+
+Status ParseFile(int fd, uint64_t size, const FileLimits& limits, JitDump* out, uint64_t* decoded_bytes) {
+  JitDump& dump = *out;
+  uint64_t memory = 0;
+  if (decoded_bytes == nullptr) decoded_bytes = &memory;
+  *decoded_bytes = 0;
+  dump = JitDump();
+  dump.file_size = size;
+  WindowSource source(fd, size, limits.window);
+  // The header's total_size may be up to 4 GiB: read what it says, as far as the file goes.
+  std::span<const uint8_t> head;
+  uint64_t base = 0;
+  const uint64_t head_size = std::min<uint64_t>(size, sizeof(FileHeader));
+  if (head_size > 0 && !source.Fetch(0, head_size, &head, &base)) {
+    return source.error().ok() ? Status::Error("the file shrank while it was read", 0) : source.error();
+  }
+  dump.header_ok = DecodeHeader(head, size, dump);
+  if (!dump.header_ok) return Status::Ok();
+  if (!DecodeRecords(source, limits.memory, dump, decoded_bytes)) {
+    dump.records.clear();
+    dump.records.shrink_to_fit();
+    return Status::Error("over the memory budget", 0);
+  }
+  if (!source.error().ok()) return source.error();
+  return Status::Ok();
 }
 
 }  // namespace jitdump

@@ -13,7 +13,8 @@ namespace {
 
 // Opens `path` for reading and checks it is a regular file; *size is its size now.
 Status OpenRegularFile(const std::string& path, int* fd, uint64_t* size) {
-  *fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO at the path must not block the open (it is refused below, unread).
+  *fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (*fd < 0) return Status::Error("open", errno);
   struct stat st {};
   if (::fstat(*fd, &st) != 0) {

@@ -1,37 +1,67 @@
 #include "jitdump/report/jvm_code.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <string_view>
 
 #include "jitdump/read/decoder.h"
-#include "jitdump/read/mapped_file.h"
+#include "jitdump/read/untrusted_file.h"
 #include "jitdump/report/classify.h"
+#include "jitdump/report/printable.h"
 
 namespace jitdump::report {
 
-std::unique_ptr<JvmCode> JvmCode::Load(const std::string& path, std::string* error) {
-  // Mapped, not copied: the decoded dump keeps what it needs (no heap copy of a 25 MB file).
-  MappedFile file;
-  const Status status = file.Open(path);
+namespace {
+
+// Reads the dump at `path` within what is left of `budget`. On failure `error` says why without
+// a byte of the file: a file that is no jitdump is only called that (its first bytes could be
+// anyone's secret, /etc/shadow's through a planted link if links were followed).
+bool ReadDump(const std::string& path, DumpBudget* budget, JitDump* dump, std::string* error,
+              std::pair<uint64_t, uint64_t>* identity) {
+  int fd = -1;
+  struct stat st {};
+  if (const Status status = OpenUntrusted(path, &fd, &st); !status.ok()) {
+    *error = Printable(path) + ": " + status.ToString();
+    return false;
+  }
+  if (identity != nullptr) *identity = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+  FileLimits limits;
+  const bool limited = budget != nullptr && budget->limit != 0;
+  if (limited) limits.memory = std::max<uint64_t>(budget->limit - std::min(budget->used, budget->limit), 1);
+  uint64_t used = 0;
+  const Status status = ParseFile(fd, static_cast<uint64_t>(st.st_size), limits, dump, &used);
+  ::close(fd);
   if (!status.ok()) {
-    *error = path + ": " + status.ToString();
-    return nullptr;
+    *error = Printable(path) + ": " + status.ToString();
+    if (limited && std::string_view(status.operation()) == "over the memory budget") {
+      *error += " (the report's dumps may take " + std::to_string(budget->limit >> 20) +
+                " MiB decoded; give more with --dump-memory)";
+    }
+    return false;
   }
-  JitDump dump = Parse(file.bytes());
-  if (!dump.header_ok) {
-    *error = path + ": not a jitdump" +
-             (dump.problems.empty() ? std::string() : " (" + dump.problems.front().message + ")");
-    return nullptr;
+  if (!dump->header_ok) {
+    *error = Printable(path) + ": not a jitdump";
+    return false;
   }
-  return FromDump(path, std::move(dump));
+  if (budget != nullptr) budget->used += used;
+  return true;
 }
 
-std::unique_ptr<JvmCode> JvmCode::FromDump(const std::string& path, JitDump dump) {
-  MappedFile file;
-  std::unique_ptr<JitDump> sidecar;
-  if (file.Open(path + ".inline").ok()) {
-    sidecar = std::make_unique<JitDump>(Parse(file.bytes()));
-    if (!sidecar->header_ok) sidecar.reset();  // not ours to judge here: `jitdump check` is
-  }
+}  // namespace
+
+std::unique_ptr<JvmCode> JvmCode::Load(const std::string& path, DumpBudget* budget, std::string* error,
+                                       std::pair<uint64_t, uint64_t>* identity) {
+  JitDump dump;
+  if (!ReadDump(path, budget, &dump, error, identity)) return nullptr;
+  return FromDump(path, std::move(dump), budget);
+}
+
+std::unique_ptr<JvmCode> JvmCode::FromDump(const std::string& path, JitDump dump, DumpBudget* budget) {
+  std::unique_ptr<JitDump> sidecar = std::make_unique<JitDump>();
+  std::string ignored;  // a missing or unreadable sidecar only means no inline records from it
+  if (!ReadDump(path + ".inline", budget, sidecar.get(), &ignored, nullptr)) sidecar.reset();
   return std::unique_ptr<JvmCode>(new JvmCode(path, std::move(dump), std::move(sidecar)));
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "jitdump/read/dump.h"
@@ -23,13 +24,26 @@ struct JitLine {
   FrameKind kind = FrameKind::kUnknown;
 };
 
+// The memory the dumps of one report may take once decoded, in bytes, and what they take so far.
+// A JVM's owner decides how large its dump grows; the report reading it (as root, say) stops at
+// this budget instead.
+struct DumpBudget {
+  uint64_t limit = 0;  // 0: no limit
+  uint64_t used = 0;
+};
+
 class JvmCode {
  public:
-  // Reads and parses `path` (and `path`.inline when present). Fails when the file cannot be
-  // read or is not a jitdump; `error` says why.
-  static std::unique_ptr<JvmCode> Load(const std::string& path, std::string* error);
-  // The same for a dump already parsed from `path` (its sidecar is read here).
-  static std::unique_ptr<JvmCode> FromDump(const std::string& path, JitDump dump);
+  // Reads and parses `path` (and `path`.inline when present) as files their owner controls
+  // (untrusted_file.h): no symlink followed, nothing but a regular file, read through a window
+  // (ParseFile), never more than the budget left. Fails when the file cannot be read, is not a
+  // jitdump or does not fit the budget; `error` says why, naming the path (escaped) and never
+  // showing the file's bytes. *identity is the file's (device, inode) when it could be opened.
+  static std::unique_ptr<JvmCode> Load(const std::string& path, DumpBudget* budget, std::string* error,
+                                       std::pair<uint64_t, uint64_t>* identity = nullptr);
+  // The same for a dump already parsed from `path` (its sidecar is read here, within `budget`
+  // when given).
+  static std::unique_ptr<JvmCode> FromDump(const std::string& path, JitDump dump, DumpBudget* budget = nullptr);
 
   const std::string& path() const { return path_; }
   const JitDump& dump() const { return dump_; }

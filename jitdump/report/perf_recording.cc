@@ -1,6 +1,7 @@
 #include "jitdump/report/perf_recording.h"
 
 #include <cerrno>
+#include <charconv>
 
 #include "jitdump/report/line_stream.h"
 
@@ -69,7 +70,13 @@ std::vector<RecordedEvent> ParseEvlist(std::string_view text) {
       const std::string_view value = Trim(pair.substr(colon + 2));
       if (key == "sample_type") event.sample_type = std::string(value);
       if (key == "use_clockid") event.use_clockid = value == "1";
-      if (key == "clockid" && !value.empty() && value.size() < 6) event.clockid = std::stoi(std::string(value));
+      // A value that is no number (another perf's output, a damaged file) leaves the clock
+      // unknown, as if no clockid were given: never an exception.
+      if (key == "clockid") {
+        int clockid = -1;
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), clockid);
+        event.clockid = ec == std::errc() && end == value.data() + value.size() ? clockid : -1;
+      }
     }
     events.push_back(std::move(event));
   }

@@ -32,62 +32,69 @@ void ProcessMap::OnEvent(const ScriptEvent& event) {
       std::string path = event.path;
       while (path.size() > 10 && path.compare(path.size() - 10, 10, " (deleted)") == 0) path.resize(path.size() - 10);
       // Two threads of one agent never map the dump twice, but perf can both synthesize and
-      // record a marker when it starts while the agent is attaching: keep the first.
-      auto& list = by_pid_[pid];
-      for (size_t index : list) {
-        if (markers_[index].path == path && !BoundaryBetween(pid, markers_[index].time, time)) return;
-      }
-      markers_.push_back(DumpMarker{pid, dump_pid, time, std::move(path)});
-      list.push_back(markers_.size() - 1);
-      std::stable_sort(list.begin(), list.end(),
-                       [&](size_t a, size_t b) { return markers_[a].time < markers_[b].time; });
+      // record a marker when it starts while the agent is attaching: keep the first. Only the
+      // latest marker of the path can be that one: an exit or exec after it is after every
+      // earlier one too.
+      PidMarkers& pm = by_pid_[pid];
+      const auto same = pm.latest_by_path.find(path);
+      if (same != pm.latest_by_path.end() && !BoundaryBetween(pid, markers_[same->second].time, time)) return;
+      markers_.push_back(DumpMarker{pid, dump_pid, time, path});
+      const size_t index = markers_.size() - 1;
+      // Events come in time order: this is an append, unless perf synthesized the marker late.
+      const auto at = std::upper_bound(pm.order.begin(), pm.order.end(), time,
+                                       [&](uint64_t t, size_t i) { return t < markers_[i].time; });
+      pm.order.insert(at, index);
+      if (same == pm.latest_by_path.end() || markers_[same->second].time <= time) pm.latest_by_path[path] = index;
       commands_.try_emplace(pid, "");
       return;
     }
     case ScriptEventKind::kComm:
       if (event.tid == event.pid) commands_[pid] = event.comm;
-      if (event.exec) boundaries_[pid].push_back(time);
+      if (event.exec) AddBoundary(pid, time);
       return;
     case ScriptEventKind::kFork:
       commands_.try_emplace(pid, "");
       return;
     case ScriptEventKind::kExit:
-      if (event.tid == event.pid) boundaries_[pid].push_back(time);
+      if (event.tid == event.pid) AddBoundary(pid, time);
       return;
   }
 }
 
 void ProcessMap::AddMarker(uint32_t pid, uint32_t dump_pid, std::string path) {
   markers_.push_back(DumpMarker{pid, dump_pid, 0, std::move(path)});
-  auto& list = by_pid_[pid];
+  auto& list = by_pid_[pid].order;
   list.insert(list.begin(), markers_.size() - 1);
+}
+
+void ProcessMap::AddBoundary(uint32_t pid, uint64_t time) {
+  std::vector<uint64_t>& times = boundaries_[pid];
+  times.insert(std::upper_bound(times.begin(), times.end(), time), time);  // an append, in time order
 }
 
 bool ProcessMap::BoundaryBetween(uint32_t pid, uint64_t after, uint64_t until) const {
   const auto it = boundaries_.find(pid);
-  if (it == boundaries_.end()) return false;
-  return std::any_of(it->second.begin(), it->second.end(), [&](uint64_t b) { return b > after && b <= until; });
+  if (it == boundaries_.end() || after >= until) return false;
+  // The first boundary after `after`: is it at or before `until`?
+  const auto first = std::upper_bound(it->second.begin(), it->second.end(), after);
+  return first != it->second.end() && *first <= until;
 }
 
 int64_t ProcessMap::MarkerFor(uint32_t pid, std::optional<uint64_t> time) const {
   const auto it = by_pid_.find(pid);
-  if (it == by_pid_.end() || it->second.empty()) return -1;
-  const std::vector<size_t>& list = it->second;
+  if (it == by_pid_.end() || it->second.order.empty()) return -1;
+  const std::vector<size_t>& list = it->second.order;
   if (!time) return static_cast<int64_t>(list.back());
   // The latest marker at or before the sample, when the process image is still the same.
-  size_t later = list.size();  // the first marker after the sample
-  for (size_t k = list.size(); k-- > 0;) {
-    const DumpMarker& marker = markers_[list[k]];
-    if (marker.time > *time) {
-      later = k;
-      continue;
-    }
-    if (!BoundaryBetween(pid, marker.time, *time)) return static_cast<int64_t>(list[k]);
-    break;
+  const auto later = std::upper_bound(list.begin(), list.end(), *time,
+                                      [&](uint64_t t, size_t i) { return t < markers_[i].time; });
+  if (later != list.begin()) {
+    const size_t index = *(later - 1);
+    if (!BoundaryBetween(pid, markers_[index].time, *time)) return static_cast<int64_t>(index);
   }
   // Else a marker after the sample of the same process image: the agent attached later.
-  if (later == list.size()) return -1;
-  return BoundaryBetween(pid, *time, markers_[list[later]].time) ? -1 : static_cast<int64_t>(list[later]);
+  if (later == list.end()) return -1;
+  return BoundaryBetween(pid, *time, markers_[*later].time) ? -1 : static_cast<int64_t>(*later);
 }
 
 std::string ProcessMap::CommandOf(uint32_t pid) const {

@@ -1,14 +1,17 @@
 #include "jitdump/report/profile_reader.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 
 #include "jitdump/report/classify.h"
 #include "jitdump/report/dump_locator.h"
+#include "jitdump/report/printable.h"
 
 namespace jitdump::report {
 
 struct ProfileReader::Jvm {
-  std::unique_ptr<JvmCode> code;  // null when no dump could be found for the marker
+  std::shared_ptr<JvmCode> code;  // null when no dump could be found for the marker
   bool tried = false;
   uint32_t index = 0;    // in jvms_
   uint32_t mapping = 0;  // the profile's mapping for its JIT code
@@ -38,7 +41,9 @@ bool KnownSymbol(std::string_view sym) { return !sym.empty() && sym != "[unknown
 }  // namespace
 
 ProfileReader::ProfileReader(const ProcessMap& processes, ReadOptions options)
-    : processes_(&processes), options_(std::move(options)) {}
+    : processes_(&processes), options_(std::move(options)) {
+  budget_.limit = options_.dump_memory;
+}
 
 ProfileReader::ProfileReader(std::unique_ptr<JvmCode> only_dump, ReadOptions options)
     : options_(std::move(options)), single_dump_(true) {
@@ -71,22 +76,36 @@ ProfileReader::Jvm* ProfileReader::JvmFor(const StackSample& sample, int64_t* ma
     std::string tried;
     for (const std::string& path : DumpCandidates(dm, options_.dump_dirs)) {
       std::string error;
-      std::unique_ptr<JvmCode> code = JvmCode::Load(path, &error);
+      std::shared_ptr<JvmCode> code = CachedDump(path);
+      if (!code) {
+        std::pair<uint64_t, uint64_t> identity{};
+        code = JvmCode::Load(path, &budget_, &error, &identity);
+        if (code) dumps_[identity] = code;
+      }
       if (code && AcceptsDump(dm, code->header_pid())) {
         jvm.code = std::move(code);
         break;
       }
-      if (code) error = path + ": header pid " + std::to_string(code->header_pid()) + " belongs to another process";
+      if (code) {
+        error = Printable(path) + ": header pid " + std::to_string(code->header_pid()) + " belongs to another process";
+      }
       if (error.find("No such file") == std::string::npos) tried += "\n  " + error;
     }
     if (jvm.code) {
       jvm.mapping = builder_.AddMapping(jvm.code->path(), jvm.code->low(), jvm.code->high(), 0);
     } else {
-      stats_.warnings.push_back("no readable dump for pid " + std::to_string(dm.pid) + " (its agent mapped " + dm.path +
-                                "; give the directory holding a copy with --dumps)" + tried);
+      stats_.warnings.push_back("no readable dump for pid " + std::to_string(dm.pid) + " (its agent mapped " +
+                                Printable(dm.path) + "; give the directory holding a copy with --dumps)" + tried);
     }
   }
   return jvm.code ? &jvm : nullptr;
+}
+
+std::shared_ptr<JvmCode> ProfileReader::CachedDump(const std::string& path) const {
+  struct stat st {};
+  if (dumps_.empty() || ::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return nullptr;
+  const auto it = dumps_.find({static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)});
+  return it == dumps_.end() ? nullptr : it->second;
 }
 
 uint32_t ProfileReader::ProcessFor(const StackSample& sample, int64_t marker, const Jvm* jvm) {

@@ -42,6 +42,9 @@ struct ReadOptions {
   // ReadStats::skipped_events).
   std::string event;
   bool every_event = false;  // count the samples of every event instead
+  // What the dumps may take in memory once decoded, in bytes (0: no limit). A dump that does not
+  // fit is left out with a warning (its JIT frames stay unnamed).
+  uint64_t dump_memory = 0;
 };
 
 struct ReadStats {
@@ -108,6 +111,8 @@ class ProfileReader final : public ScriptSink {
   };
 
   Jvm* JvmFor(const StackSample& sample, int64_t* marker);
+  // The dump already read from the file now at `path`, if any.
+  std::shared_ptr<JvmCode> CachedDump(const std::string& path) const;
   uint32_t ProcessFor(const StackSample& sample, int64_t marker, const Jvm* jvm);
   uint32_t Frame(const StackSample& sample, size_t index, Jvm* jvm);
   uint32_t JitLocation(Jvm& jvm, size_t record, uint64_t addr);
@@ -121,6 +126,10 @@ class ProfileReader final : public ScriptSink {
   ReadStats stats_;
   ProfileBuilder builder_;
   std::vector<std::unique_ptr<Jvm>> jvms_;  // by marker index (fold: one)
+  // Dumps read so far by (device, inode): markers of one file (a JVM that re-execs itself maps
+  // the same dump path again and again) share one decoded copy.
+  std::map<std::pair<uint64_t, uint64_t>, std::shared_ptr<JvmCode>> dumps_;
+  DumpBudget budget_;
   bool single_dump_ = false;
   std::map<std::pair<uint32_t, int64_t>, uint32_t> process_ids_;  // (pid, marker) -> process
   std::unordered_map<JitKey, uint32_t, JitKeyHash> jit_locations_;

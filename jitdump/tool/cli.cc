@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <new>
 #include <string>
 #include <string_view>
@@ -128,6 +129,11 @@ int Main(int argc, char** argv) {
       return RunCommand(*command, argc - 1, argv + 1);
     } catch (const std::bad_alloc&) {
       std::fprintf(stderr, "jitdump %s: out of memory\n", argv[1]);
+      return kExitUsage;
+    } catch (const std::exception& e) {
+      // No input, however hostile, may end the tool with an uncaught exception (an abort):
+      // one line, escaped (what() may quote the input), and the usage error's status.
+      std::fprintf(stderr, "jitdump %s: error: %s\n", argv[1], Shown(e.what()).c_str());
       return kExitUsage;
     }
   }

@@ -5,7 +5,8 @@
 namespace jitdump::tool {
 
 extern const Command kInfoCommand, kListCommand, kLinesCommand, kAddr2lineCommand, kCheckCommand, kPerfmapCommand,
-    kRecordsCommand, kFoldCommand, kStripInlineCommand, kReportCommand, kCopyCommand, kPerfDataCommand;
+    kRecordsCommand, kFoldCommand, kStripInlineCommand, kReportCommand, kCopyCommand, kAttachCommand, kRunDirCommand,
+    kPerfDataCommand;
 
 std::span<const Command* const> AllCommands() {
   // In the order `jitdump --help` lists them.
@@ -21,6 +22,8 @@ std::span<const Command* const> AllCommands() {
       &kStripInlineCommand,
       &kReportCommand,
       &kCopyCommand,
+      &kAttachCommand,
+      &kRunDirCommand,
       &kPerfDataCommand,
   };
   return kCommands;

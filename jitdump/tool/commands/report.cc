@@ -2,7 +2,11 @@
 // out (folded stacks, the per-line table, the JSON summary, pprof and the HTML flame graph). The
 // reading is jitdump/report/ (perf_recording.h runs perf; profile_reader.h builds the Profile);
 // this file picks the outputs and writes them.
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <ext/stdio_filebuf.h>
 
 #include <cerrno>
 #include <cinttypes>
@@ -19,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "jitdump/read/untrusted_file.h"
 #include "jitdump/report/dump_locator.h"
 #include "jitdump/report/flamegraph_writer.h"
 #include "jitdump/report/folded.h"
@@ -27,10 +32,12 @@
 #include "jitdump/report/perf_data_source.h"
 #include "jitdump/report/perf_recording.h"
 #include "jitdump/report/pprof_writer.h"
+#include "jitdump/report/printable.h"
 #include "jitdump/report/process_map.h"
 #include "jitdump/report/profile_json.h"
 #include "jitdump/report/profile_reader.h"
 #include "jitdump/report/summary.h"
+#include "jitdump/safe_file.h"
 #include "jitdump/tool/command.h"
 
 namespace jitdump::tool {
@@ -64,6 +71,8 @@ constexpr char kUsage[] =
     "  --title TEXT       the flame graph's title\n"
     "  --perf PATH        the perf binary (default: $PERF, else perf)\n"
     "  --reader WHICH     perf-script (runs perf) or perfdata (reads perf.data itself, no perf)\n"
+    "  --dump-memory MIB  what the decoded dumps may take in memory (default 1024); a dump that\n"
+    "                     does not fit is left out with a warning\n"
     "  --script FILE      read `perf script --show-mmap-events --show-task-events --ns --no-inline\n"
     "                     -F comm,pid,tid,time,period,event,ip,sym,dso` text instead of running perf\n"
     "  -q, --quiet        no summary line on stderr\n"
@@ -71,6 +80,10 @@ constexpr char kUsage[] =
     "marker mmap its agent made (the path is in the recording), then in the --dumps directories.\n"
     "Record with perf record -k 1 so sample times are the dumps' clock; with -g and\n"
     "-XX:+PreserveFramePointer for whole Java stacks.\n"
+    "Dumps and stats files belong to the JVMs' users and are read as hostile: no symlink is\n"
+    "followed, only regular files are read, without blocking, through a window (never mapped),\n"
+    "and a refused file is named, never quoted. Outputs replace what is at their names (another\n"
+    "user's symlink there is replaced, not followed); a FIFO or device (/dev/null) is written to.\n"
     "exit status: 0 ok, 1 an output could not be written, 2 usage error or unreadable recording\n";
 
 constexpr OptionSpec kOptions[] = {
@@ -79,7 +92,7 @@ constexpr OptionSpec kOptions[] = {
     {"--annotate", ""},      {"--dumps", "DIR", true}, {"--stats", "PATTERN"}, {"--top", "N"},
     {"--event", "NAME"},     {"--title", "TEXT"},     {"--perf", "PATH"},    {"--script", "FILE"},
     {"--reader", "WHICH"},
-    {"-q,--quiet", ""},
+    {"-q,--quiet", ""},      {"--dump-memory", "MIB"},
 };
 
 struct ReportRequest {
@@ -101,7 +114,11 @@ struct ReportRequest {
   std::string event;             // only this event's samples
   std::string title;             // of the flame graph
   bool quiet = false;
+  uint64_t dump_memory_mib = 1024;  // the decoded dumps' budget
 };
+
+// An agent's stats file is a few KiB; anything larger is not one.
+constexpr uint64_t kMaxStatsBytes = 16 << 20;
 
 using report::Profile;
 
@@ -158,19 +175,64 @@ std::map<uint32_t, nlohmann::json> AgentStats(const Profile& profile, const std:
     const report::Process& p = profile.processes[i];
     if (p.dump.empty()) continue;
     for (uint32_t pid : {p.dump_pid, p.pid}) {
-      std::ifstream in(ExpandPid(pattern, pid));
-      if (!in) continue;
-      nlohmann::json stats = nlohmann::json::parse(in, nullptr, false);
-      if (!stats.is_discarded()) out[static_cast<uint32_t>(i)] = std::move(stats);
+      const std::string path = ExpandPid(pattern, pid);
+      std::string text;
+      if (const Status status = ReadUntrusted(path, kMaxStatsBytes, &text); !status.ok()) {
+        if (status.err_no() != ENOENT) {
+          std::fprintf(stderr, "jitdump report: warning: stats file %s: %s\n", report::Printable(path).c_str(),
+                       status.ToString().c_str());
+        }
+        continue;
+      }
+      nlohmann::json stats = nlohmann::json::parse(text, nullptr, false);
+      if (!stats.is_discarded() && stats.is_object()) {
+        out[static_cast<uint32_t>(i)] = std::move(stats);
+      } else {
+        std::fprintf(stderr, "jitdump report: warning: stats file %s is not a JSON object\n",
+                     report::Printable(path).c_str());
+      }
       break;
     }
   }
   return out;
 }
 
+// A directory outputs go into, held (O_PATH) while they are written: `path` itself when it is
+// the -o directory, else the directory holding a named output.
+class OutputDirectory {
+ public:
+  OutputDirectory() = default;
+  ~OutputDirectory() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  OutputDirectory(const OutputDirectory&) = delete;
+  OutputDirectory& operator=(const OutputDirectory&) = delete;
+
+  // Holds `dir`; with `no_follow`, a symlink at its last component is refused.
+  bool Open(const std::string& dir, bool no_follow, std::string* error) {
+    fd_ = ::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC | (no_follow ? O_NOFOLLOW : 0));
+    if (fd_ < 0) {
+      *error = report::Printable(dir) + ": " +
+               (errno == ENOTDIR || errno == ELOOP ? std::string("not a directory (a symlink is not followed)")
+                                                   : std::string(std::strerror(errno)));
+      return false;
+    }
+    return true;
+  }
+  int fd() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+};
+
 // Writes one output to `path` ("-": stdout) through `write`; false (message printed) on failure.
+// A file is written under a fresh name in its directory and renamed over `path`: whatever was
+// at the name (a symlink someone planted, a file of another user) is replaced, never followed or
+// written through, and a failed write leaves the old output in place. What is not replaced:
+// a FIFO or a device at the name (/dev/null, a pipe) is written as it is, and so is whatever a
+// symlink of the caller's or root's leads to (/dev/stdout).
 template <typename Write>
-bool WriteOutput(const std::string& path, const char* what, Write write) {
+bool WriteOutput(const std::string& path, const char* what, Write write, int out_dir = -1) {
   std::string error;
   if (path == "-") {
     const bool ok = write(std::cout, &error);
@@ -181,20 +243,68 @@ bool WriteOutput(const std::string& path, const char* what, Write write) {
     }
     return true;
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    std::fprintf(stderr, "jitdump report: cannot write %s to %s: %s\n", what, path.c_str(), std::strerror(errno));
+  struct stat st {};
+  const int at = out_dir >= 0 ? out_dir : AT_FDCWD;
+  const std::string at_name = out_dir >= 0 ? path.substr(path.rfind('/') + 1) : path;
+  if (::fstatat(at, at_name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode) ||
+       (S_ISLNK(st.st_mode) && (st.st_uid == 0 || st.st_uid == ::geteuid())))) {
+    const int fd = ::openat(at, at_name.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | (S_ISLNK(st.st_mode) ? O_TRUNC : 0));
+    struct stat target {};
+    if (fd >= 0 && ::fstat(fd, &target) == 0 && (S_ISFIFO(target.st_mode) || S_ISCHR(target.st_mode) || S_ISREG(target.st_mode))) {
+      bool ok;
+      {
+        __gnu_cxx::stdio_filebuf<char> buffer(fd, std::ios::out | std::ios::binary);
+        std::ostream out(&buffer);
+        ok = write(out, &error);
+        out.flush();
+        ok = ok && static_cast<bool>(out);
+      }  // closes fd
+      if (!ok) {
+        std::fprintf(stderr, "jitdump report: writing %s to %s failed: %s\n", what, report::Printable(path).c_str(),
+                     error.empty() ? "write failed" : error.c_str());
+      }
+      return ok;
+    }
+    if (fd >= 0) ::close(fd);
+    std::fprintf(stderr, "jitdump report: cannot write %s to %s: %s\n", what, report::Printable(path).c_str(),
+                 fd < 0 ? std::strerror(errno) : "not a file, FIFO or device");
     return false;
   }
-  if (!write(out, &error)) {
-    out.close();
-    std::remove(path.c_str());
-    std::fprintf(stderr, "jitdump report: %s: %s\n", what, error.c_str());
+  OutputDirectory parent;
+  const std::string name = out_dir >= 0 ? path.substr(path.rfind('/') + 1) : BaseName(path);
+  if (out_dir < 0) {
+    if (!parent.Open(DirectoryOf(path), false, &error)) {
+      std::fprintf(stderr, "jitdump report: cannot write %s: %s\n", what, error.c_str());
+      return false;
+    }
+    out_dir = parent.fd();
+  }
+  int fd = -1;
+  std::string temporary;
+  if (const Status status = CreateTemporaryAt(out_dir, "." + name + ".", O_WRONLY, 0644, &fd, &temporary);
+      !status.ok()) {
+    std::fprintf(stderr, "jitdump report: cannot write %s to %s: %s\n", what, report::Printable(path).c_str(),
+                 status.ToString().c_str());
     return false;
   }
-  out.close();
-  if (!out) {
-    std::fprintf(stderr, "jitdump report: writing %s to %s failed\n", what, path.c_str());
+  bool ok;
+  {
+    __gnu_cxx::stdio_filebuf<char> buffer(fd, std::ios::out | std::ios::binary);
+    std::ostream out(&buffer);
+    ok = write(out, &error);
+    out.flush();
+    ok = ok && static_cast<bool>(out);
+    if (ok && error.empty() && !out) error = "write failed";
+  }  // closes fd
+  if (ok && ::renameat(out_dir, temporary.c_str(), out_dir, name.c_str()) != 0) {
+    error = std::string("rename into place: ") + std::strerror(errno);
+    ok = false;
+  }
+  if (!ok) {
+    ::unlinkat(out_dir, temporary.c_str(), 0);
+    std::fprintf(stderr, "jitdump report: writing %s to %s failed: %s\n", what, report::Printable(path).c_str(),
+                 error.empty() ? "write failed" : error.c_str());
     return false;
   }
   return true;
@@ -224,9 +334,16 @@ void WarnSamePidDumps(const report::FoundDump& dump) {
 }
 
 int RunReport(ReportRequest req) {
+  OutputDirectory out_dir;
   if (!req.out_dir.empty()) {
+    std::string error;
     if (mkdir(req.out_dir.c_str(), 0755) != 0 && errno != EEXIST) {
-      std::fprintf(stderr, "jitdump report: cannot create %s: %s\n", req.out_dir.c_str(), std::strerror(errno));
+      std::fprintf(stderr, "jitdump report: cannot create %s: %s\n", report::Printable(req.out_dir).c_str(),
+                   std::strerror(errno));
+      return kExitInvalid;
+    }
+    if (!out_dir.Open(req.out_dir, true, &error)) {
+      std::fprintf(stderr, "jitdump report: -o %s\n", error.c_str());
       return kExitInvalid;
     }
     auto in_dir = [&](std::string& field, const char* name) {
@@ -238,6 +355,10 @@ int RunReport(ReportRequest req) {
     in_dir(req.pprof, "profile.pb.gz");
     in_dir(req.html, "flamegraph.html");
   }
+  // Outputs that go into -o DIR are created relative to the directory held since it was checked.
+  auto dir_of = [&](const std::string& path) {
+    return out_dir.fd() >= 0 && path == req.out_dir + "/" + BaseName(path) ? out_dir.fd() : -1;
+  };
   const bool any_output = !req.folded.empty() || !req.srcline.empty() || !req.summary.empty() || !req.pprof.empty() ||
                           !req.html.empty() || !req.profile_json.empty();
   if (!any_output) {
@@ -305,6 +426,7 @@ int RunReport(ReportRequest req) {
   options.return_addresses_adjusted = shape.dwarf_call_chains;
   options.times_are_dump_clock = shape.monotonic_clock;
   options.event = req.event;
+  options.dump_memory = req.dump_memory_mib << 20;
   report::ProfileReader reader(processes, options);
   EventsAndSamples from_stdin(processes, reader);
   bool read = true;
@@ -335,32 +457,32 @@ int RunReport(ReportRequest req) {
     ok &= WriteOutput(req.folded, "folded stacks", [&](std::ostream& out, std::string*) {
       report::WriteFolded(profile, report::FoldedOptions{req.annotate}, out);
       return true;
-    });
+    }, dir_of(req.folded));
   }
   report::LineTable table = report::BuildLineTable(profile);
   if (!req.srcline.empty()) {
     ok &= WriteOutput(req.srcline, "per-line table", [&](std::ostream& out, std::string*) {
       report::WriteLineTable(table, req.top, out);
       return true;
-    });
+    }, dir_of(req.srcline));
   }
   const nlohmann::json summary = report::Summary(profile, stats, AgentStats(profile, req.stats_pattern));
   if (!req.summary.empty()) {
     ok &= WriteOutput(req.summary, "summary", [&](std::ostream& out, std::string*) {
       out << summary.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
       return true;
-    });
+    }, dir_of(req.summary));
   }
   if (!req.profile_json.empty()) {
     ok &= WriteOutput(req.profile_json, "profile", [&](std::ostream& out, std::string*) {
       report::WriteProfileJson(profile, out);
       return true;
-    });
+    }, dir_of(req.profile_json));
   }
   if (!req.pprof.empty()) {
     ok &= WriteOutput(req.pprof, "pprof", [&](std::ostream& out, std::string* why) {
       return WriteStatus(report::WritePprof(profile, out), why);
-    });
+    }, dir_of(req.pprof));
   }
   if (!req.html.empty()) {
     const std::string title = req.title.empty() ? "jitdump report: " + Basename(req.input.empty() ? req.script : req.input)
@@ -369,7 +491,7 @@ int RunReport(ReportRequest req) {
       report::FlameGraphOptions flame;
       flame.title = title;  // several JVMs: a level of process frames keeps their stacks apart (the default)
       return WriteStatus(report::WriteFlameGraphHtml(profile, flame, out), why);
-    });
+    }, dir_of(req.html));
   }
   if (!req.quiet) {
     size_t jvms = 0;
@@ -386,10 +508,11 @@ int RunReport(ReportRequest req) {
       std::fprintf(stderr,
                    "  JVM %u (%s): %" PRIu64 " samples, %.2f%% of its JIT samples named, %.2f%% of %" PRIu64
                    " compiled-Java samples with a source line, %.2f%% interpreted; %s%s\n",
-                   p.value("pid", 0u), p.value("command", std::string()).c_str(), p.value("samples", uint64_t{0}),
-                   p.value("jit_named_percent", 0.0), p.value("java_with_line_percent", 0.0),
-                   p.value("java", uint64_t{0}), p.value("interpreted_percent", 0.0),
-                   p.value("dump", std::string()).c_str(), p.contains("agent_stats") ? " (with agent stats)" : "");
+                   p.value("pid", 0u), report::Printable(p.value("command", std::string())).c_str(),
+                   p.value("samples", uint64_t{0}), p.value("jit_named_percent", 0.0),
+                   p.value("java_with_line_percent", 0.0), p.value("java", uint64_t{0}),
+                   p.value("interpreted_percent", 0.0), report::Printable(p.value("dump", std::string())).c_str(),
+                   p.contains("agent_stats") ? " (with agent stats)" : "");
     }
   }
   return ok ? kExitOk : kExitInvalid;
@@ -425,6 +548,12 @@ int Report(const Invocation& in) {
       return in.UsageError("report: --top needs a number");
     }
     req.top = std::stoul(*top);
+  }
+  if (const std::string* mib = in.Value("--dump-memory")) {
+    if (mib->empty() || mib->size() > 7 || mib->find_first_not_of("0123456789") != std::string::npos || *mib == "0") {
+      return in.UsageError("report: --dump-memory needs a number of MiB (1 to 9999999)");
+    }
+    req.dump_memory_mib = std::stoull(*mib);
   }
   if (!in.operands.empty()) req.input = in.operands[0];
   if (req.input.empty() == req.script.empty()) return in.UsageError("report takes one PERF.DATA or --script FILE");

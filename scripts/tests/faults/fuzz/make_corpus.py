@@ -208,6 +208,47 @@ def tool_seeds(reader: dict) -> dict:
     return out
 
 
+def report_seeds(reader: dict) -> dict:
+    """The report fuzzer's inputs: DUMP "\\n#PERF-SCRIPT#\\n" SCRIPT ["\\n#EVLIST#\\n" EVLIST]. Among
+    them the shapes a JVM's hostile owner gives root's report (issue 22): a dump that shrinks
+    (cut mid-record), a file that is no jitdump but someone's secret, records larger than any
+    budget, names with terminal escapes, thousands of exec+marker pairs of one pid, a marker
+    naming a root file, and perf evlist output whose clockid is no number."""
+    pid = 4242
+    good = header(pid) + debug(0x7F0000001000, [(0x7F0000001000, 10, b"svc/Main.java")]) + \
+        load(0x7F0000001000, 64, b"svc.Main.loop()", index=1) + close()
+
+    def marker(t, path=f"/home/alice/jit/jit-{pid}.dump"):
+        return f"svc {pid}/{pid} {t:.9f}: PERF_RECORD_MMAP2 {pid}/{pid}: [0x7f00aaaa0000(0x1000) @ 0 00:00 0 0]: r-xp {path}\n"
+
+    def sample(t, addr=0x7F0000001010, comm="svc"):
+        return f"{comm} {pid}/{pid} {t:.9f}: 1000000 cpu-clock:\n\t{addr:x} [unknown] (//anon)\n\t401000 main (/usr/bin/svc)\n"
+
+    def execs(n):
+        return "".join(f"svc {pid}/{pid} {1 + i / 1000:.9f}: PERF_RECORD_COMM exec: svc:{pid}/{pid}\n" + marker(1.0001 + i / 1000)
+                       + sample(1.0002 + i / 1000) for i in range(n))
+
+    evlist = "cpu-clock: type: 1, size: 136, sample_type: IP|TID|TIME|CALLCHAIN|PERIOD, use_clockid: 1, clockid: 1\n"
+    sep, ev = b"\n#PERF-SCRIPT#\n", b"\n#EVLIST#\n"
+    seeds = {
+        "good": good + sep + (marker(1.0) + sample(1.5)).encode() + ev + evlist.encode(),
+        "shrunk-mid-record": good[:len(good) - 30] + sep + (marker(1.0) + sample(1.5)).encode(),
+        "secret-not-a-dump": b"root:$6$not-a-jitdump:19000:0:99999:7:::\n" + sep + (marker(1.0) + sample(1.5)).encode(),
+        "record-over-budget": header(pid) + rec(0, b"\0" * 64, total=0xFFFFFFF0) + sep + (marker(1.0) + sample(1.5)).encode(),
+        "escapes-in-names": header(pid) + load(0x7F0000001000, 64, b"svc.\x1b]0;owned\x07\x1b[2J.run()", index=1) + sep +
+        (marker(1.0) + sample(1.5, comm="\x1b[31mred")).encode(),
+        "exec-marker-pairs": good + sep + execs(300).encode(),
+        "marker-at-root-file": good + sep + (marker(1.0, "/etc/shadow/../jit-4242.dump") + sample(1.5)).encode(),
+        "evlist-clockid-not-a-number": good + sep + (marker(1.0) + sample(1.5)).encode() + ev +
+        evlist.replace("clockid: 1", "clockid: x").encode(),
+        "evlist-clockid-huge": good + sep + sample(1.5).encode() + ev + evlist.replace("clockid: 1", "clockid: 99999999999").encode(),
+    }
+    for name in ("good", "truncated-tail", "samply-good", "debug-huge-count", "load-at-max"):
+        if name in reader:
+            seeds[f"reader-{name}"] = reader[name] + sep + (marker(1.0) + sample(1.5)).encode()
+    return seeds
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--agent", default="")
@@ -223,7 +264,8 @@ def main() -> None:
         reader["node-v20-tail"] = data[:40] + data[-6000:]  # starts mid-record: garbage then records
     if a.agent:
         reader.update(agent_dumps(a.agent, a.java_home, a.tool))
-    for sub, seeds in (("options", options_seeds()), ("reader", reader), ("tool", tool_seeds(reader))):
+    for sub, seeds in (("options", options_seeds()), ("reader", reader), ("tool", tool_seeds(reader)),
+                       ("report", report_seeds(reader))):
         d = CORPUS / sub
         d.mkdir(parents=True, exist_ok=True)
         for old in d.iterdir():

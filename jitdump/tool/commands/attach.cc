@@ -1,0 +1,209 @@
+// `jitdump attach [--agent PATH] [--force] PID [OPTIONS]`: loads the agent into a running JVM
+// (scripts/attach, installed as jitdump-attach, and perf-java -p call it). jvm_attach.h talks
+// to the JVM; this file decides whether to, and says what happened.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "jitdump/report/printable.h"
+#include "jitdump/tool/command.h"
+#include "jitdump/tool/jvm_attach.h"
+#include "jitdump/tool/proc_info.h"
+
+namespace jitdump::tool {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: jitdump attach [--agent PATH] [--force] [--timeout SECONDS] [--jattach PATH] PID [OPTIONS]\n"
+    "Loads libjitdumpagent into the running JVM PID (late attach) with the agent's OPTIONS\n"
+    "(e.g. \"dir=/tmp/jit,perfmap=on\"; `help` lists them). The agent replays the code compiled\n"
+    "so far (JVMTI GenerateEvents), then writes new code as it is compiled.\n"
+    "  PID        the JVM's pid as seen here (a host pid works for a JVM in a container; --agent\n"
+    "             then names the library's path inside the container)\n"
+    "  --agent    the library (default: $JITDUMPAGENT_LIB)\n"
+    "  --force    load even when an agent already runs in the JVM (it keeps its options and\n"
+    "             says so on the JVM's stderr)\n"
+    "  --timeout  give up after SECONDS (default 120)\n"
+    "  --jattach  the jattach binary (default /usr/bin/jattach, Debian's package jattach)\n"
+    "How: through jattach, which speaks HotSpot's attach protocol itself with the JVM's user\n"
+    "and namespaces. No jcmd or other program of the JVM's JDK runs, so the host needs no JDK;\n"
+    "run as root, jattach gets no terminal, no environment but PATH, and none of root's groups.\n"
+    "exit status: 0 the agent writes a dump (or already did, for a load without options);\n"
+    "1 nothing will be written for this load (refused options or directory, options of a\n"
+    "running agent, attach failed); 2 usage error\n";
+
+constexpr OptionSpec kOptions[] = {
+    {"--agent", "PATH"}, {"--force", ""}, {"--timeout", "SECONDS"}, {"--jattach", "PATH"}};
+
+using report::Printable;
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "jitdump-attach: %s\n", message.c_str());
+  return kExitInvalid;
+}
+
+// Messages carry the name of the command users run (jitdump-attach, which perf-java -p runs too).
+void Say(std::FILE* to, const std::string& message) { std::fprintf(to, "jitdump-attach: %s\n", message.c_str()); }
+
+// The JVM's reply for the user: escaped, each line indented (the JVM or whatever listens on
+// its socket chose those bytes).
+std::string Shown(const std::string& output) {
+  std::string out;
+  size_t begin = 0;
+  while (begin < output.size()) {
+    size_t end = output.find('\n', begin);
+    if (end == std::string::npos) end = output.size();
+    if (end > begin) out += "  " + Printable(std::string_view(output).substr(begin, end - begin)) + "\n";
+    begin = end + 1;
+  }
+  return out;
+}
+
+int Attach(const Invocation& in) {
+  uint32_t pid = 0;
+  const std::string& pid_text = in.operands[0];
+  const auto [end, ec] = std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), pid);
+  if (ec != std::errc() || end != pid_text.data() + pid_text.size() || pid == 0) {
+    return Fail("not a pid: " + Printable(pid_text));
+  }
+  const std::string options = in.operands.size() > 1 ? in.operands[1] : "";
+  // HotSpot's attach protocol carries arguments of at most 1024 bytes.
+  if (options.size() > 1000) return Fail("the option string is longer than 1000 bytes (use config=FILE)");
+  std::string agent;
+  if (const std::string* a = in.Value("--agent")) {
+    agent = *a;
+  } else if (const char* env = std::getenv("JITDUMPAGENT_LIB"); env != nullptr && *env != '\0') {
+    agent = env;
+  } else {
+    return in.UsageError("attach: give the agent with --agent PATH (or set JITDUMPAGENT_LIB)");
+  }
+  const std::string jattach = in.Value("--jattach") ? *in.Value("--jattach") : kDefaultJattach;
+  int timeout_s = 120;
+  if (const std::string* t = in.Value("--timeout")) {
+    const auto [tend, tec] = std::from_chars(t->data(), t->data() + t->size(), timeout_s);
+    if (tec != std::errc() || tend != t->data() + t->size() || timeout_s < 1 || timeout_s > 3600) {
+      return in.UsageError("attach: --timeout wants 1 to 3600 seconds");
+    }
+  }
+
+  ProcessCredentials target;
+  std::string error;
+  if (!ReadCredentials(pid, &target, &error)) return Fail(error);
+  const uid_t me = ::geteuid();
+  if (me != 0 && me != target.euid) {
+    return Fail("process " + std::to_string(pid) + " belongs to uid " + std::to_string(target.euid) +
+                ": run this as that user or as root");
+  }
+  if (!MapsLibjvm(pid)) return Fail("process " + std::to_string(pid) + " is not a HotSpot JVM (no libjvm.so in its maps)");
+  // The JVM dlopen()s the path in its own mount namespace: it must be absolute.
+  if (agent.empty() || agent[0] != '/') {
+    char cwd[4096];
+    if (::getcwd(cwd, sizeof cwd) == nullptr) return Fail("cannot make the agent path absolute");
+    agent = std::string(cwd) + "/" + agent;
+  }
+  struct stat st {};
+  const bool same_mount_ns = SameNamespace(pid, "mnt");
+  if (same_mount_ns && (::stat(agent.c_str(), &st) != 0 || !S_ISREG(st.st_mode))) {
+    return Fail("no agent library at " + Printable(agent) + " (build it, or pass --agent / set JITDUMPAGENT_LIB)");
+  }
+  if (!same_mount_ns &&
+      (::stat(("/proc/" + std::to_string(pid) + "/root" + agent).c_str(), &st) != 0 || !S_ISREG(st.st_mode))) {
+    return Fail("the JVM runs in another mount namespace and has no " + Printable(agent) +
+                "; pass --agent with the path inside it");
+  }
+
+  const std::string dump_before = MappedDump(pid);
+  const bool force = in.Flag("--force");
+  if (!dump_before.empty() && !force) {
+    Say(stdout, "libjitdumpagent already runs in " + std::to_string(pid) + ", writing " + Printable(dump_before));
+    if (!options.empty()) {
+      // A JVMTI agent can be neither unloaded nor reconfigured: a second load changes nothing.
+      return Fail("your options '" + Printable(options) +
+                  "' were not applied: the agent keeps the options it was loaded with until the JVM exits; restart "
+                  "the JVM with -agentpath:" + Printable(agent) + "=" + Printable(options) + " to change them");
+    }
+    return kExitOk;
+  }
+  if (dump_before.empty() && MapsAgentLibrary(pid)) {
+    // An earlier load disabled itself (a typo, an unusable dir=): it released the JVM, so this one can start.
+    Say(stdout, "an earlier load of libjitdumpagent in " + std::to_string(pid) +
+                    " writes nothing (it disabled itself; the JVM's stderr says why); loading again");
+  }
+
+  const AttachReply reply = SendLoad(jattach, pid, agent, options, timeout_s * 1000);
+  if (!reply.started) return Fail(reply.error);
+  if (!Loaded(reply)) {
+    std::fputs(Shown(reply.output).c_str(), stderr);
+    if (reply.timed_out) return Fail("the JVM did not answer within " + std::to_string(timeout_s) + " s (jattach stopped)");
+    if (!reply.error.empty()) return Fail(reply.error);
+    if (reply.output.find("Dynamic agent loading is not enabled") != std::string::npos) {
+      return Fail("the JVM refuses dynamic agents (-XX:-EnableDynamicAgentLoading): restart it with -agentpath:" +
+                  Printable(agent) + " or -XX:+EnableDynamicAgentLoading");
+    }
+    if (reply.return_code && *reply.return_code != 0) {
+      // Agent_OnAttach returns an error when the agent disables itself.
+      return Fail("the agent did not start (return code " + std::to_string(*reply.return_code) +
+                  "): nothing will be written. The JVM's stderr says why (bad options, an unusable dir=, ...); fix "
+                  "that and attach again");
+    }
+    if (reply.response_code == 0) {
+      return Fail("the JVM did not load " + Printable(agent) + " (its answer is above): nothing will be written");
+    }
+    return Fail("the attach failed (jattach exit " + std::to_string(reply.exit_status) + ", response code " +
+                (reply.response_code ? std::to_string(*reply.response_code) : std::string("none")) + ")");
+  }
+  if (!dump_before.empty()) {
+    return Fail("libjitdumpagent already ran in " + std::to_string(pid) + " (writing " + Printable(dump_before) +
+                "): this load (--force) changed nothing and its options were not applied (the JVM's stderr has the "
+                "agent's warning); restart the JVM to change them");
+  }
+
+  // Confirm that the dump marker appeared (an agent of another version may return 0 although it
+  // disabled itself, and the marker mapping fails on a noexec mount).
+  std::string dump;
+  for (int i = 0; i < 20 && dump.empty(); ++i) {
+    dump = MappedDump(pid);
+    if (dump.empty()) ::usleep(100000);
+  }
+  if (dump.empty()) {
+    if (options.find("help") != std::string::npos) {
+      Say(stdout, "the help text went to the JVM's stderr");
+      return kExitOk;
+    }
+    return Fail("the agent loaded but writes no dump: read the JVM's stderr (bad options or an unwritable dir=?)");
+  }
+  Say(stdout, "writing " + Printable(dump) + " (inside the JVM's mount namespace)");
+
+  const int version = JdkFeatureVersion(pid);
+  if (version >= 21 && !HasJvmFlag(pid, "-XX:+EnableDynamicAgentLoading")) {
+    Say(stderr, "note: JDK " + std::to_string(version) +
+                    " printed a 'dynamically loaded agent' warning (JEP 451) on the JVM's stderr; start it with "
+                    "-XX:+EnableDynamicAgentLoading to allow this quietly, or load the agent with -agentpath");
+  }
+  if (!HasJvmFlag(pid, "-XX:+DebugNonSafepoints")) {
+    Say(stderr, "note: code compiled before the attach has coarse line information; start JVMs with "
+                "-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints for full detail");
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+extern const Command kAttachCommand{
+    .name = "attach",
+    .synopsis = "attach PID [OPTIONS]",
+    .summary = "load the agent into a running JVM (through jattach)",
+    .usage = kUsage,
+    .json = JsonMode::kNone,
+    .min_operands = 1,
+    .max_operands = 2,
+    .operands = "PID and at most one OPTIONS string",
+    .options = kOptions,
+    .run = Attach,
+};
+
+}  // namespace jitdump::tool

@@ -1,0 +1,44 @@
+// What `jitdump attach` and `jitdump run-dir` read about a running process from /proc: its
+// credentials, namespaces, the files it maps, its flags. Everything here comes from the kernel
+// except what the process's user controls (the paths it maps, its command line and
+// environment), which is only matched, never executed or followed.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace jitdump::tool {
+
+struct ProcessCredentials {
+  uid_t euid = 0;
+  gid_t egid = 0;
+  std::vector<gid_t> groups;  // supplementary
+  uint32_t nspid = 0;         // its pid in its own (innermost) pid namespace
+};
+
+// From /proc/PID/status; false (error set) when the process is gone or unreadable.
+bool ReadCredentials(uint32_t pid, ProcessCredentials* credentials, std::string* error);
+
+// Whether the process shares this process's namespace of `kind` ("mnt", "pid", ...).
+bool SameNamespace(uint32_t pid, const char* kind);
+
+// The first jitdump marker the process maps (a path ending in /jit-<digits>.dump, as the
+// process sees it), or "".
+std::string MappedDump(uint32_t pid);
+// Whether it maps a libjitdumpagent*.so (an agent that disabled itself stays mapped).
+bool MapsAgentLibrary(uint32_t pid);
+// Whether it maps libjvm.so (a HotSpot JVM).
+bool MapsLibjvm(uint32_t pid);
+
+// Whether `flag` ("-XX:+DebugNonSafepoints") is on the command line or in JAVA_TOOL_OPTIONS,
+// JDK_JAVA_OPTIONS or _JAVA_OPTIONS.
+bool HasJvmFlag(uint32_t pid, const std::string& flag);
+
+// The feature version of the JVM's JDK (17, 25), read from the `release` file of the JDK its
+// executable belongs to (as a file its owner controls: untrusted_file.h), or 0 when unknown.
+int JdkFeatureVersion(uint32_t pid);
+
+}  // namespace jitdump::tool
