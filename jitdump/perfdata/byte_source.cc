@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 
 namespace jitdump::perfdata {
@@ -16,7 +17,9 @@ constexpr size_t kReadBlock = 1 << 20;
 
 ByteSource::ByteSource(int fd, bool file, uint64_t begin, uint64_t end)
     : fd_(fd), file_(file), next_read_(begin), end_(end), position_(begin) {
-  buffer_.resize(kMaxPeek + kReadBlock);
+  // A small recording needs no more than its own size.
+  const uint64_t data = file && end != UINT64_MAX && end > begin ? end - begin : UINT64_MAX;
+  buffer_.resize(static_cast<size_t>(std::min<uint64_t>(kMaxPeek + kReadBlock, data + kMaxPeek)));
 }
 
 ByteSource ByteSource::File(int fd, uint64_t begin, uint64_t end) { return ByteSource(fd, true, begin, end); }

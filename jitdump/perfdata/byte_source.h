@@ -12,8 +12,8 @@ namespace jitdump::perfdata {
 
 class ByteSource {
  public:
-  // The largest span Peek hands out: a whole record (header.size is 16 bits) plus room.
-  static constexpr size_t kMaxPeek = 1 << 20;
+  // The largest span Peek hands out: a whole record (header.size is 16 bits).
+  static constexpr size_t kMaxPeek = 1 << 16;
 
   // A file's bytes [begin, end); end UINT64_MAX: up to the end of the file. `fd` is not owned.
   static ByteSource File(int fd, uint64_t begin, uint64_t end);

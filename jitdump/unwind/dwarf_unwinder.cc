@@ -3,6 +3,7 @@
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -38,6 +39,26 @@ const Dwfl_Callbacks kCallbacks = {
     .section_address = dwfl_offline_section_address,
     .debuginfo_path = &kDebuginfoPath,
 };
+
+// A recorded path opened for reading only if it is a regular file: a recording names the
+// files, and a FIFO or device there must not block or feed the unwinder. -1 otherwise.
+int OpenRegular(const char* path) {
+  const int fd = ::open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Reports the ELF at `path` as `name` at `base`; the descriptor goes to libdwfl on success.
+void ReportElf(Dwfl* dwfl, const char* name, const char* path, uint64_t base) {
+  const int fd = OpenRegular(path);
+  if (fd < 0) return;
+  if (dwfl_report_elf(dwfl, name, path, fd, base, false) == nullptr) ::close(fd);
+}
 
 }  // namespace
 
@@ -146,10 +167,10 @@ bool DwarfUnwinder::Sync(Session& session) {
       continue;
     }
     if (file) {
-      dwfl_report_elf(session.dwfl, name.c_str(), name.c_str(), -1, m.start - m.pgoff, false);
+      ReportElf(session.dwfl, name.c_str(), name.c_str(), m.start - m.pgoff);
     } else if (VdsoFile() >= 0) {
       const std::string path = "/proc/self/fd/" + std::to_string(vdso_fd_);
-      dwfl_report_elf(session.dwfl, name.c_str(), path.c_str(), -1, m.start, false);
+      ReportElf(session.dwfl, name.c_str(), path.c_str(), m.start);
     }
   }
   dwfl_report_end(session.dwfl, nullptr, nullptr);
@@ -203,7 +224,7 @@ void DwarfUnwinder::Unwind(const pd::Sample& sample, std::vector<uint64_t>* pcs)
         const pd::Mapping* m = self->spaces_.Find(c.sample->pid, pd::kCpumodeUser, addr);
         if (m == nullptr || m->dso == nullptr || m->dso->kind != pd::DsoKind::kFile || addr + 8 > m->end) return false;
         auto [it, inserted] = c.session->fds.try_emplace(m->dso, -1);
-        if (inserted) it->second = ::open(m->dso->path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (inserted) it->second = OpenRegular(m->dso->path.c_str());
         if (it->second < 0) return false;
         return ::pread(it->second, result, 8, static_cast<off_t>(m->FileAddress(addr))) == 8;
       },
