@@ -95,12 +95,16 @@ class Samples : public pd::RecordSink {
     frames_.clear();
     bool chain = false;
     if (s.has(pd::kSampleCallchain)) {
-      // perf's rule: a context marker sets the cpumode of the addresses after it.
+      // perf's rule: a context marker sets the cpumode of the addresses after it; any other
+      // marker means the chain is corrupted, and perf discards it whole (the sample's ip stays).
       uint16_t mode = s.cpumode();
       for (size_t i = 0; i < s.callchain.size(); ++i) {
         const uint64_t ip = s.callchain[i];
         if (pd::IsContextMarker(ip)) {
-          mode = ModeOfMarker(ip, mode);
+          if (!ModeOfMarker(ip, &mode)) {
+            frames_.clear();
+            break;
+          }
           continue;
         }
         Push(s.pid, mode, ip);
@@ -130,14 +134,14 @@ class Samples : public pd::RecordSink {
   }
 
  private:
-  static uint16_t ModeOfMarker(uint64_t marker, uint16_t mode) {
+  // The cpumode a call chain's context marker sets; false for the markers perf 6.1 does not
+  // take (it discards such a chain: add_callchain_ip in util/machine.c).
+  static bool ModeOfMarker(uint64_t marker, uint16_t* mode) {
     switch (marker) {
-      case pd::kContextKernel: return pd::kCpumodeKernel;
-      case pd::kContextUser: return pd::kCpumodeUser;
-      case pd::kContextGuestKernel: return pd::kCpumodeGuestKernel;
-      case pd::kContextGuestUser: return pd::kCpumodeGuestUser;
-      case pd::kContextHypervisor: return pd::kCpumodeHypervisor;
-      default: return mode;
+      case pd::kContextKernel: *mode = pd::kCpumodeKernel; return true;
+      case pd::kContextUser: *mode = pd::kCpumodeUser; return true;
+      case pd::kContextHypervisor: *mode = pd::kCpumodeHypervisor; return true;
+      default: return false;
     }
   }
 
