@@ -6,7 +6,7 @@ namespace jitdump::tool {
 
 extern const Command kInfoCommand, kListCommand, kLinesCommand, kAddr2lineCommand, kCheckCommand, kPerfmapCommand,
     kRecordsCommand, kFoldCommand, kStripInlineCommand, kReportCommand, kCopyCommand, kAttachCommand, kRunDirCommand,
-    kPerfDataCommand;
+    kPerfDataCommand, kRetargetMarkersCommand;
 
 std::span<const Command* const> AllCommands() {
   // In the order `jitdump --help` lists them.
@@ -25,6 +25,7 @@ std::span<const Command* const> AllCommands() {
       &kAttachCommand,
       &kRunDirCommand,
       &kPerfDataCommand,
+      &kRetargetMarkersCommand,
   };
   return kCommands;
 }
