@@ -29,6 +29,7 @@
 #include "jitdump/report/folded.h"
 #include "jitdump/report/line_stream.h"
 #include "jitdump/report/line_table.h"
+#include "jitdump/perfdata/reader.h"
 #include "jitdump/report/perf_data_source.h"
 #include "jitdump/report/perf_recording.h"
 #include "jitdump/report/pprof_writer.h"
@@ -333,6 +334,28 @@ void WarnSamePidDumps(const report::FoundDump& dump) {
                dump.pid, dump.others.size() + 1, dump.path.c_str(), others.c_str());
 }
 
+// What the perf.data reader saw of the recording, for summary.json: who recorded it, how, and
+// what was lost or damaged.
+nlohmann::json RecordingJson(const report::PerfDataSource& source) {
+  const perfdata::Recording& rec = source.recording();
+  const perfdata::ReadStats& st = source.stats();
+  nlohmann::json events = nlohmann::json::array();
+  for (const perfdata::Event& e : rec.events) events.push_back(e.name);
+  return {{"reader", "perfdata"},
+          {"mode", rec.pipe ? "pipe" : "file"},
+          {"perf_version", rec.features.version},
+          {"hostname", rec.features.hostname},
+          {"os_release", rec.features.os_release},
+          {"events", std::move(events)},
+          {"compressed", st.compressed > 0},
+          {"samples", st.samples},
+          {"lost_records", st.lost},
+          {"lost_samples", st.lost_samples},
+          {"throttled", st.throttled},
+          {"damaged", st.truncated},
+          {"warnings", source.warnings()}};
+}
+
 int RunReport(ReportRequest req) {
   OutputDirectory out_dir;
   if (!req.out_dir.empty()) {
@@ -466,7 +489,8 @@ int RunReport(ReportRequest req) {
       return true;
     }, dir_of(req.srcline));
   }
-  const nlohmann::json summary = report::Summary(profile, stats, AgentStats(profile, req.stats_pattern));
+  nlohmann::json summary = report::Summary(profile, stats, AgentStats(profile, req.stats_pattern));
+  if (perf_data) summary["recording"] = RecordingJson(*perf_data);
   if (!req.summary.empty()) {
     ok &= WriteOutput(req.summary, "summary", [&](std::ostream& out, std::string*) {
       out << summary.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
