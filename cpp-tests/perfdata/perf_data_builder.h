@@ -262,7 +262,7 @@ class PerfDataBuilder {
   std::vector<uint8_t> AttrBytes(size_t event) const {
     const EventSpec& e = events_[event];
     Bytes b(big_);
-    b.U32(e.type).U32(kAttrSize).U64(e.config).U64(4000).U64(e.sample_type).U64(e.read_format);
+    b.U32(e.type).U32(attr_size_).U64(e.config).U64(4000).U64(e.sample_type).U64(e.read_format);
     uint64_t flags = (e.sample_id_all ? 1ull << 18 : 0) | 1ull << 25 /* use_clockid */ | 1ull << 23 /* mmap2 */;
     if (big_) {
       // A big-endian compiler fills each byte's bitfields from its top bit (perf's swap_bitfield).
@@ -276,8 +276,13 @@ class PerfDataBuilder {
     }
     b.U32(0).U32(0).U64(0).U64(0).U64(e.branch_sample_type).U64(e.regs_user).U32(8192).U32(1 /* MONOTONIC */);
     b.U64(e.regs_intr).U32(0).U16(0).U16(0).U32(0).U32(0);
+    b.data.resize(attr_size_, 0);  // an older perf's shorter attr, or a newer one's longer
     return b.data;
   }
+
+  // The perf_event_attr size to write (PERF_ATTR_SIZE_VER0 64 ... VER6 120, perf 6.1's).
+  void SetAttrSize(uint32_t size) { attr_size_ = size; }
+  uint32_t attr_size() const { return attr_size_; }
 
   // The whole data section, as records.
   std::vector<uint8_t> Data() const {
@@ -289,7 +294,7 @@ class PerfDataBuilder {
   // perf.data in file format: header, attrs with their ids, data, feature sections.
   std::vector<uint8_t> File(bool zero_data_size = false) const {
     Bytes b(big_);
-    const uint64_t attr_entry = kAttrSize + 16;
+    const uint64_t attr_entry = attr_size_ + 16;
     const uint64_t attrs_offset = kHeaderSize;
     const uint64_t ids_offset = attrs_offset + attr_entry * events_.size();
     uint64_t ids_bytes = 0;
@@ -413,7 +418,7 @@ class PerfDataBuilder {
 
   std::vector<uint8_t> EventDesc() const {
     Bytes b(big_);
-    b.U32(static_cast<uint32_t>(events_.size())).U32(kAttrSize);
+    b.U32(static_cast<uint32_t>(events_.size())).U32(attr_size_);
     for (size_t i = 0; i < events_.size(); ++i) {
       b.Raw(AttrBytes(i)).U32(static_cast<uint32_t>(events_[i].ids.size())).HeaderString(events_[i].name);
       for (uint64_t id : events_[i].ids) b.U64(id);
@@ -422,6 +427,7 @@ class PerfDataBuilder {
   }
 
   bool big_;
+  uint32_t attr_size_ = kAttrSize;
   std::vector<EventSpec> events_;
   std::vector<std::vector<uint8_t>> records_;
   std::map<uint32_t, std::vector<uint8_t>> features_;

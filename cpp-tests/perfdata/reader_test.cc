@@ -675,6 +675,39 @@ TEST(PerfDataReader, HostileHeaders) {
   }
 }
 
+TEST(PerfDataReader, EveryAttrSize) {
+  // perf's first attr (64 bytes: no sample_regs_user, clockid, ...) and a future, longer one.
+  for (const uint32_t size : {64u, 72u, 96u, 120u, 136u, 200u}) {
+    SCOPED_TRACE(size);
+    PerfDataBuilder b = Mixed();
+    b.SetAttrSize(size);
+    const auto r = ReadAll(b.File());
+    ASSERT_TRUE(r->reader) << r->error;
+    EXPECT_EQ(r->records.seen.size(), 60u);
+    EXPECT_EQ(r->reader->recording().events[0].name, "cpu-clock");
+    EXPECT_EQ(r->reader->recording().events[0].attr.clockid, size >= 96 ? 1 : 0);
+  }
+}
+
+TEST(PerfDataReader, SampleTypeBitsOfANewerKernel) {
+  PerfDataBuilder b;
+  b.AddEvent(kCommon | kSampleCallchain | (uint64_t{1} << 30));
+  SampleFields f;
+  f.time = 7;
+  f.ip = 0x1234;
+  f.callchain = {0x1234, 0x5678};
+  std::vector<uint8_t> record = b.SampleRecord(0, f);
+  // The unknown field's word, where a newer kernel would put it (after the known fields).
+  record.insert(record.end(), 8, 0xAA);
+  record[6] = static_cast<uint8_t>(record.size());
+  b.Raw(record);
+  const auto r = ReadAll(b.File());
+  ASSERT_EQ(r->records.seen.size(), 1u);
+  EXPECT_EQ(r->records.seen[0].ip, 0x1234u);
+  EXPECT_EQ(r->records.seen[0].chain, (std::vector<uint64_t>{0x1234, 0x5678}));
+  EXPECT_TRUE(Contains(r->reader->warnings(), "does not know"));
+}
+
 TEST(PerfDataReader, SkipsSamplesWhenAsked) {
   ReadOptions options;
   options.samples = false;

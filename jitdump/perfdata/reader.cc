@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <unordered_map>
 
@@ -125,6 +126,7 @@ class PerfDataReader::Pass {
   size_t total_ids_ = 0;
   int64_t sample_id_pos_ = -1;
   uint32_t trailer_id_from_end_ = 0;
+  bool warned_unknown_bits_ = false;
   Sample sample_;
 };
 
@@ -141,6 +143,15 @@ void PerfDataReader::Pass::IndexEvents() {
       if (total_ids_ >= kMaxIds) break;
       by_id_.emplace(id, static_cast<uint32_t>(i));
       ++total_ids_;
+    }
+  }
+  for (size_t i = 0; i < layouts_.size(); ++i) {
+    if (layouts_[i].unknown_bits != 0 && !warned_unknown_bits_) {
+      warned_unknown_bits_ = true;
+      char bits[32];
+      std::snprintf(bits, sizeof bits, "0x%llx", static_cast<unsigned long long>(layouts_[i].unknown_bits));
+      Warn("event " + rec_.events[i].name + "'s sample_type has bits " + bits +
+           " this reader does not know (a newer kernel): samples are read up to CODE_PAGE_SIZE, without AUX");
     }
   }
   // perf record makes every event carry IDENTIFIER when their sample_types differ; otherwise

@@ -47,6 +47,7 @@ SampleLayout SampleLayout::Of(const EventAttr& attr) {
   layout.sample_period = attr.sample_period;
   layout.sample_id_all = attr.sample_id_all();
   layout.trailer_size = layout.sample_id_all ? 8 * static_cast<uint32_t>(std::popcount(attr.sample_type & kTrailerFields)) : 0;
+  layout.unknown_bits = attr.sample_type & ~kKnownSampleBits;
   return layout;
 }
 
@@ -133,6 +134,7 @@ bool ParseSample(std::span<const uint8_t> body, uint16_t misc, const SampleLayou
   if (type & kSampleCgroup) s->cgroup = c.U64();
   if (type & kSampleDataPageSize) s->data_page_size = c.U64();
   if (type & kSampleCodePageSize) s->code_page_size = c.U64();
+  if (layout.unknown_bits != 0) return c.ok();  // where a newer field sits is unknown: stop here
   if (type & kSampleAux) {
     const uint64_t size = c.U64();
     s->aux = c.Bytes(size);

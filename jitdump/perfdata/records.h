@@ -196,6 +196,9 @@ struct SampleLayout {
   bool sample_id_all = false;
   // The sample_id trailer's size in bytes (for non-sample records with sample_id_all).
   uint32_t trailer_size = 0;
+  // sample_type bits this reader does not know (a newer kernel's fields): the fields before
+  // AUX are read as ever (the kernel appends new fields after CODE_PAGE_SIZE), AUX is not.
+  uint64_t unknown_bits = 0;
   static SampleLayout Of(const EventAttr& attr);
 };
 
@@ -213,6 +216,9 @@ bool ParseComm(std::span<const uint8_t> fields, uint16_t misc, bool swap, Comm* 
 bool ParseTask(std::span<const uint8_t> fields, bool fork, bool swap, Task* out);
 bool ParseLost(std::span<const uint8_t> fields, bool samples, bool swap, Lost* out);
 bool ParseThrottle(std::span<const uint8_t> fields, bool unthrottle, bool swap, Throttle* out);
+
+// Every sample_type bit this reader knows (through WEIGHT_STRUCT, Linux 5.12).
+inline constexpr uint64_t kKnownSampleBits = (kSampleWeightStruct << 1) - 1;
 
 // Whether records of this type carry the sample_id trailer (the kernel's types; perf's own,
 // >= 64, never do).
