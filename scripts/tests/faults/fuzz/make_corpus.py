@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates the seed corpus under corpus/ (the result is committed; rerun only to refresh it).
 
-    make_corpus.py [--agent libjitdumpagent.so] [--java-home JDK] [--tool jitdump] [--perf-recordings] [--only DIR]
+    make_corpus.py [--agent libjitdumpagent.so] [--java-home JDK] [--tool jitdump] [--perf-recordings] [--only SUBDIR]
 
 - options/: option strings in the fuzzer's layout (COMMAND_LINE \\0 ENVIRONMENT \\0 CONFIG_FILE);
 - reader/ and tool/:
@@ -16,6 +16,9 @@
   * tool/ also gets dumps with `perf script` text after the separator (for `jitdump fold`);
 - perfdata/ (with --perf-recordings, as root): real perf.data recordings of every shape the
   reader handles and damaged copies of them (perf_recordings below).
+- symbols/: the symbols tests' fixture library as built, stripped, its debug file, with
+  MiniDebugInfo, truncated (with --symbols-fixtures BUILD/cpp-tests/symbols/symfix-layouts),
+  this process's vdso, a kallsyms excerpt and kernel notes.
 The crafted files are written byte by byte on purpose (the reader must survive what no producer
 writes); existing dumps are cut at record boundaries that `jitdump records --json` reports.
 """
@@ -293,6 +296,37 @@ def perf_recordings(work: Path) -> dict:
     return out
 
 
+def own_vdso() -> bytes:
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            if line.rstrip().endswith("[vdso]"):
+                start, end = (int(x, 16) for x in line.split()[0].split("-"))
+                with open("/proc/self/mem", "rb") as mem:
+                    mem.seek(start)
+                    return mem.read(end - start)
+    return b""
+
+
+def symbols_seeds(layouts: str) -> dict:
+    out = {
+        "kallsyms": b"ffffffff81000000 T _text\nffffffff81000100 t local\nffffffff81000200 W weak\n"
+                    b"ffffffffc0001000 t modfn\t[ext4]\n0000000000000000 A percpu\n",
+        "notes": struct.pack("<III", 4, 20, 3) + b"GNU\0" + bytes(range(20)),
+    }
+    vdso = own_vdso()
+    if vdso:
+        out["vdso"] = vdso
+    if layouts:
+        root = Path(layouts)
+        for name, rel in (("plain.so", "plain/usr/lib/libsymfix.so"), ("stripped.so", "stripped/usr/lib/libsymfix.so"),
+                          ("minidebug.so", "minidebug/usr/lib/libsymfix.so"),
+                          ("truncated.so", "truncated/usr/lib/libsymfix.so")):
+            out[name] = (root / rel).read_bytes()
+        debug = next((root / "stripped/usr/lib/debug/.build-id").rglob("*.debug"))
+        out["debug-file"] = debug.read_bytes()
+    return {k: v for k, v in out.items() if len(v) <= 131072}
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--agent", default="")
@@ -301,8 +335,9 @@ def main() -> None:
                    help="the jitdump tool that finds the record boundaries (default: build/ of this checkout)")
     p.add_argument("--perf-recordings", action="store_true",
                    help="also record perfdata/'s seeds with this machine's perf (root); without it perfdata/ is kept")
-    p.add_argument("--only", action="append", default=[], metavar="DIR",
-                   help="regenerate only these corpus directories (repeatable)")
+    p.add_argument("--symbols-fixtures", default=str(ROOT / "build" / "cpp-tests" / "symbols" / "symfix-layouts"),
+                   help="the symbols tests' fixture layouts (default: build/ of this checkout)")
+    p.add_argument("--only", default="", help="regenerate this corpus only (options, reader, tool, report, perfdata, symbols)")
     a = p.parse_args()
     reader = crafted()
     node = ROOT / "cpp-tests" / "fixtures" / "node-v20-fib.jitdump"
@@ -312,13 +347,14 @@ def main() -> None:
         reader["node-v20-tail"] = data[:40] + data[-6000:]  # starts mid-record: garbage then records
     if a.agent:
         reader.update(agent_dumps(a.agent, a.java_home, a.tool))
+    layouts = a.symbols_fixtures if Path(a.symbols_fixtures).is_dir() else ""
     targets = [("options", options_seeds()), ("reader", reader), ("tool", tool_seeds(reader)),
-               ("report", report_seeds(reader))]
+                       ("report", report_seeds(reader)), ("symbols", symbols_seeds(layouts))]
     if a.perf_recordings:
         with tempfile.TemporaryDirectory() as tmp:
             targets.append(("perfdata", perf_recordings(Path(tmp))))
     for sub, seeds in targets:
-        if a.only and sub not in a.only:
+        if a.only and sub != a.only:
             continue
         d = CORPUS / sub
         d.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,167 @@
+// SymbolTable: perf 6.1's rules for what a symbol covers (tools/perf/util/symbol.c:
+// symbols__fixup_end, symbols__fixup_duplicate, choose_best_symbol, symbols__find), and the
+// demangled spelling perf prints. The differential test (scripts/tests/perf/
+// test_native_symbols.py) checks the same against perf itself on real files.
+#include "jitdump/symbols/symbol_table.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "jitdump/symbols/demangle.h"
+
+namespace jitdump::symbols {
+namespace {
+
+std::string NameAt(const SymbolTable& table, uint64_t address) {
+  const SymbolTable::Symbol* s = table.Find(address);
+  return s != nullptr ? std::string(table.Name(*s)) : "(none)";
+}
+
+TEST(SymbolTableTest, SizedSymbolsCoverTheirRangeOnly) {
+  SymbolTable::Builder b;
+  b.Add(0x1000, 0x10, Binding::kGlobal, "a");
+  b.Add(0x1020, 0x10, Binding::kGlobal, "b");
+  b.FinishPass();
+  const SymbolTable t = b.Build();
+  EXPECT_EQ(NameAt(t, 0xfff), "(none)");
+  EXPECT_EQ(NameAt(t, 0x1000), "a");
+  EXPECT_EQ(NameAt(t, 0x100f), "a");
+  EXPECT_EQ(NameAt(t, 0x1010), "(none)");  // the gap between them is nobody's
+  EXPECT_EQ(NameAt(t, 0x1020), "b");
+  EXPECT_EQ(NameAt(t, 0x1030), "(none)");  // end is exclusive
+}
+
+TEST(SymbolTableTest, ZeroSizeSymbolsEndWhereTheNextStarts) {
+  SymbolTable::Builder b;
+  b.Add(0x2000, 0, Binding::kLocal, "asm_entry");
+  b.Add(0x2100, 0x10, Binding::kGlobal, "next");
+  b.Add(0x3010, 0, Binding::kLocal, "last");
+  b.FinishPass();
+  const SymbolTable t = b.Build();
+  EXPECT_EQ(NameAt(t, 0x20ff), "asm_entry");
+  EXPECT_EQ(NameAt(t, 0x2100), "next");
+  // The last one ends a page after the page boundary at or after its start.
+  EXPECT_EQ(NameAt(t, 0x4fff), "last");
+  EXPECT_EQ(NameAt(t, 0x5000), "(none)");
+}
+
+TEST(SymbolTableTest, OfSymbolsStartingTogetherPerfKeepsOne) {
+  SymbolTable::Builder b;
+  b.Add(0x100, 0, Binding::kGlobal, "unsized");      // a sized one wins over it
+  b.Add(0x100, 0x10, Binding::kLocal, "sized");
+  b.Add(0x200, 0x10, Binding::kWeak, "weak_one");     // non-weak wins
+  b.Add(0x200, 0x10, Binding::kLocal, "local_one");
+  b.Add(0x300, 0x10, Binding::kLocal, "local_two");   // global wins
+  b.Add(0x300, 0x10, Binding::kGlobal, "global_two");
+  b.Add(0x400, 0x10, Binding::kGlobal, "__fewer");    // fewer leading underscores win
+  b.Add(0x400, 0x10, Binding::kGlobal, "___more");
+  b.Add(0x500, 0x10, Binding::kGlobal, "short");      // then the longer name
+  b.Add(0x500, 0x10, Binding::kGlobal, "longer_name");
+  b.Add(0x600, 0x10, Binding::kGlobal, "first");      // then the first added
+  b.Add(0x600, 0x10, Binding::kGlobal, "secnd");
+  b.Add(0x700, 0x10, Binding::kGlobal, "SyS_read");   // the kernel's SyS aliases lose
+  b.Add(0x700, 0x10, Binding::kGlobal, "sys_read");
+  b.FinishPass();
+  const SymbolTable t = b.Build();
+  EXPECT_EQ(NameAt(t, 0x100), "sized");
+  EXPECT_EQ(NameAt(t, 0x200), "local_one");
+  EXPECT_EQ(NameAt(t, 0x300), "global_two");
+  EXPECT_EQ(NameAt(t, 0x400), "__fewer");
+  EXPECT_EQ(NameAt(t, 0x500), "longer_name");
+  EXPECT_EQ(NameAt(t, 0x600), "first");
+  EXPECT_EQ(NameAt(t, 0x700), "sys_read");
+  EXPECT_EQ(t.size(), 7u);
+}
+
+TEST(SymbolTableTest, DuplicatesCompareDemangledNames) {
+  // perf compares the names it stores, which are demangled: "_ZN1A1fEv" is "A::f" (4), shorter
+  // than "a_longer" (8) although its mangled name is longer.
+  SymbolTable::Builder b;
+  b.Add(0x100, 0x10, Binding::kGlobal, "_ZN1A1fEv");
+  b.Add(0x100, 0x10, Binding::kGlobal, "a_longer");
+  b.FinishPass();
+  EXPECT_EQ(NameAt(b.Build(), 0x100), "a_longer");
+}
+
+TEST(SymbolTableTest, ALaterPassFixesOnlyWhatIsStillUnsized) {
+  // perf reads .symtab, fixes up, then .dynsym, fixes up again: an unsized .dynsym symbol ends
+  // at the next symbol of either table.
+  SymbolTable::Builder b;
+  b.Add(0x100, 0x10, Binding::kGlobal, "f");
+  b.FinishPass();
+  b.Add(0x80, 0, Binding::kGlobal, "g");
+  b.FinishPass();
+  const SymbolTable t = b.Build();
+  EXPECT_EQ(NameAt(t, 0xff), "g");
+  EXPECT_EQ(NameAt(t, 0x100), "f");
+}
+
+TEST(SymbolTableTest, OverlapsAreResolvedAsPerfsTreeResolvesThem) {
+  // perf adds PLT symbols after its fix-ups: an unsized _init before .plt already covers the
+  // PLT entries, and which of two overlapping symbols perf names is the one its tree search
+  // meets first. Here _init is the root and the PLT entry its child: "_init" (perf script names
+  // such samples so; the differential test checks real files against perf).
+  SymbolTable::Builder b;
+  b.Add(0x1000, 0, Binding::kGlobal, "_init");
+  b.FinishPass();  // _init: [0x1000, 0x3000)
+  b.Add(0x1020, 0x10, Binding::kGlobal, "memcpy@plt", /*spelled=*/true);
+  const SymbolTable t = b.Build();
+  EXPECT_EQ(NameAt(t, 0x1025), "_init");
+  // Three symbols in ascending order rotate the middle one to the root, above "outer": the
+  // search meets the PLT entries first, and past them goes right, never reaching "outer"
+  // (perf names nothing there although "outer" covers it).
+  SymbolTable::Builder c;
+  c.Add(0x1000, 0x100, Binding::kGlobal, "outer");
+  c.FinishPass();
+  c.Add(0x1020, 0x10, Binding::kGlobal, "a@plt", true);
+  c.Add(0x1030, 0x10, Binding::kGlobal, "b@plt", true);
+  const SymbolTable u = c.Build();
+  EXPECT_EQ(NameAt(u, 0x1025), "a@plt");
+  EXPECT_EQ(NameAt(u, 0x1035), "b@plt");
+  EXPECT_EQ(NameAt(u, 0x1045), "(none)");
+  EXPECT_EQ(NameAt(u, 0x1015), "outer");
+}
+
+TEST(SymbolTableTest, RemovalsKeepTheTreeSearchable) {
+  // Many duplicates removed by the fix-up (rebalancing after each removal): every address
+  // still finds its symbol.
+  SymbolTable::Builder b;
+  for (uint64_t i = 0; i < 1000; ++i) {
+    b.Add(0x10000 + i * 0x10, 0x10, Binding::kLocal, "local_" + std::to_string(i));
+    if (i % 3 == 0) b.Add(0x10000 + i * 0x10, 0x10, Binding::kGlobal, "global_" + std::to_string(i));
+  }
+  b.FinishPass();
+  const SymbolTable t = b.Build();
+  EXPECT_EQ(t.size(), 1000u);
+  for (uint64_t i = 0; i < 1000; ++i) {
+    EXPECT_EQ(NameAt(t, 0x10000 + i * 0x10 + 5), (i % 3 == 0 ? "global_" : "local_") + std::to_string(i));
+  }
+}
+
+TEST(SymbolTableTest, KallsymsPassRoundsBetweenKernelAndModules) {
+  SymbolTable::Builder b;
+  b.Add(0xffffffff81000000, 0, Binding::kGlobal, "_text", true);
+  b.Add(0xffffffff81000100, 0, Binding::kGlobal, "last_kernel", true);
+  b.Add(0xffffffffc0000000, 0, Binding::kLocal, "module_fn", true, /*module=*/true);
+  b.FinishPass(/*kallsyms=*/true);
+  const SymbolTable t = b.Build();
+  // The last kernel symbol does not run into the modules a gigabyte later.
+  EXPECT_EQ(NameAt(t, 0xffffffff81001fff), "last_kernel");
+  EXPECT_EQ(NameAt(t, 0xffffffff81002000), "(none)");
+  EXPECT_EQ(NameAt(t, 0xffffffffc0000000), "module_fn");
+}
+
+TEST(DemangleTest, SpelledAsPerf61PrintsThem) {
+  // perf 6.1 demangles without DMGL_PARAMS unless -v: no argument lists.
+  EXPECT_EQ(DemangleLikePerf("_ZN10JavaThread3runEv"), "JavaThread::run");
+  EXPECT_EQ(DemangleLikePerf("_ZNKSt6vectorIiSaIiEE4sizeEv"), "std::vector<int, std::allocator<int> >::size");
+  EXPECT_EQ(DemangleLikePerf("_ZN12_GLOBAL__N_11fEv"), "(anonymous namespace)::f");
+  EXPECT_EQ(DemangleLikePerf("_ZN4core3fmt5write17h0123456789abcdefE"), "core::fmt::write");  // Rust: no hash
+  EXPECT_EQ(DemangleLikePerf("memcpy"), "memcpy");
+  EXPECT_EQ(DemangleLikePerf("_Znot_mangled"), "_Znot_mangled");
+  EXPECT_EQ(DemangleLikePerf(""), "");
+}
+
+}  // namespace
+}  // namespace jitdump::symbols

@@ -1,0 +1,249 @@
+#include "jitdump/symbols/dwarf_lines.h"
+
+#include <dwarf.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string_view>
+
+#include "jitdump/symbols/demangle.h"
+
+namespace jitdump::symbols {
+namespace {
+
+// Compilation unit ranges kept for a file without .debug_aranges; beyond, lookups in the rest
+// find no unit.
+constexpr size_t kMaxUnitRanges = 1u << 20;
+// Scopes of one address deeper than this are cut (a real chain is a few dozen).
+constexpr int kMaxScopes = 256;
+
+// What libdw will hold of `image`'s debug sections: their sizes, decompressed.
+uint64_t DebugBytes(const ElfImage& image) {
+  uint64_t total = 0;
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(image.elf(), scn)) != nullptr) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type == SHT_NOBITS) continue;
+    const std::string_view name = image.SectionName(shdr);
+    if (!name.starts_with(".debug_") && !name.starts_with(".zdebug_")) continue;
+    uint64_t size = shdr.sh_size;
+    if ((shdr.sh_flags & SHF_COMPRESSED) != 0) {
+      GElf_Chdr chdr;
+      if (gelf_getchdr(scn, &chdr) != nullptr) size = chdr.ch_size;
+    }
+    total += size;
+  }
+  return total;
+}
+
+// libdw reads the strings of .debug_str, .debug_line_str and .debug_line's headers with strlen
+// (elfutils 0.188's dwarf_getsrclines among them), so a file whose string runs to the end of its
+// section makes libdw read past the section's buffer (the symbols fuzzer found it). Each debug
+// section that does not end in NUL gets a copy that does, past its size, where libdw's next
+// strlen stops; the copies live as long as the DWARF.
+std::vector<std::unique_ptr<char[]>> TerminateDebugSections(const ElfImage& image) {
+  std::vector<std::unique_ptr<char[]>> copies;
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(image.elf(), scn)) != nullptr) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type == SHT_NOBITS) continue;
+    const std::string_view name = image.SectionName(shdr);
+    if (name.starts_with(".zdebug_")) {
+      if (elf_compress_gnu(scn, 0, 0) < 0) continue;
+    } else if (!name.starts_with(".debug_")) {
+      continue;
+    } else if ((shdr.sh_flags & SHF_COMPRESSED) != 0 && elf_compress(scn, 0, 0) < 0) {
+      continue;
+    }
+    Elf_Data* data = elf_getdata(scn, nullptr);  // the one libdw will read: libelf keeps it
+    if (data == nullptr || data->d_buf == nullptr || data->d_size == 0) continue;
+    const char* bytes = static_cast<const char*>(data->d_buf);
+    if (bytes[data->d_size - 1] == '\0') continue;
+    constexpr size_t kPadding = 16;
+    std::unique_ptr<char[]> copy(new char[data->d_size + kPadding]());
+    std::copy(bytes, bytes + data->d_size, copy.get());
+    data->d_buf = copy.get();
+    copies.push_back(std::move(copy));
+  }
+  return copies;
+}
+
+// The DIE that defines a function: an inlined or out-of-line instance's abstract origin, a
+// definition's declaration (DW_AT_specification), as far as they go.
+Dwarf_Die Definition(Dwarf_Die* die) {
+  Dwarf_Die current = *die;
+  for (int hops = 0; hops < 8; ++hops) {
+    Dwarf_Attribute attr;
+    Dwarf_Die next;
+    if (dwarf_attr(&current, DW_AT_abstract_origin, &attr) == nullptr &&
+        dwarf_attr(&current, DW_AT_specification, &attr) == nullptr) {
+      break;
+    }
+    if (dwarf_formref_die(&attr, &next) == nullptr) break;
+    current = next;
+  }
+  return current;
+}
+
+// A function's name as perf spells ELF symbols: its linkage name demangled, else its DWARF
+// name qualified by the namespaces and classes around its definition ("ns::(anonymous
+// namespace)::Inline", what the demangler makes of a linkage name).
+std::string DieName(Dwarf_Die* die) {
+  Dwarf_Attribute attr;
+  if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) != nullptr ||
+      dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr) != nullptr) {
+    if (const char* linkage = dwarf_formstring(&attr)) return DemangleLikePerf(linkage);
+  }
+  if (dwarf_attr_integrate(die, DW_AT_name, &attr) == nullptr) return {};
+  const char* name = dwarf_formstring(&attr);
+  if (name == nullptr) return {};
+  std::string qualified;
+  Dwarf_Die definition = Definition(die);
+  Dwarf_Die* scopes = nullptr;
+  const int count = dwarf_getscopes_die(&definition, &scopes);
+  // scopes[0] is the definition itself, the last its unit.
+  for (int i = count - 1; i >= 1; --i) {
+    const int tag = dwarf_tag(&scopes[i]);
+    if (tag != DW_TAG_namespace && tag != DW_TAG_class_type && tag != DW_TAG_structure_type &&
+        tag != DW_TAG_union_type) {
+      continue;
+    }
+    const char* scope_name = dwarf_diename(&scopes[i]);
+    qualified += scope_name != nullptr ? scope_name : (tag == DW_TAG_namespace ? "(anonymous namespace)" : "{unnamed}");
+    qualified += "::";
+  }
+  std::free(scopes);
+  return qualified + name;
+}
+
+// The file and line an inlined subroutine was called from (in its caller).
+void CallSite(Dwarf_Die* cu, Dwarf_Die* inlined, std::string* file, uint32_t* line) {
+  file->clear();
+  *line = 0;
+  Dwarf_Attribute attr;
+  Dwarf_Word value = 0;
+  if (dwarf_attr(inlined, DW_AT_call_line, &attr) != nullptr && dwarf_formudata(&attr, &value) == 0) {
+    *line = value > UINT32_MAX ? 0 : static_cast<uint32_t>(value);
+  }
+  if (dwarf_attr(inlined, DW_AT_call_file, &attr) != nullptr && dwarf_formudata(&attr, &value) == 0) {
+    Dwarf_Files* files = nullptr;
+    size_t count = 0;
+    if (dwarf_getsrcfiles(cu, &files, &count) == 0 && value < count) {
+      const char* name = dwarf_filesrc(files, value, nullptr, nullptr);
+      if (name != nullptr) *file = name;
+    }
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<DwarfLines> DwarfLines::Open(std::unique_ptr<ElfImage> image, uint64_t max_bytes,
+                                             std::string* error) {
+  std::unique_ptr<DwarfLines> lines(new DwarfLines());
+  lines->bytes_ = DebugBytes(*image);
+  if (lines->bytes_ > max_bytes) {
+    *error = "its DWARF takes " + std::to_string(lines->bytes_ >> 20) + " MiB, more than the " +
+             std::to_string(max_bytes >> 20) + " MiB allowed: symbols only";
+    return nullptr;
+  }
+  lines->terminated_sections_ = TerminateDebugSections(*image);
+  lines->dwarf_ = dwarf_begin_elf(image->elf(), DWARF_C_READ, nullptr);
+  if (lines->dwarf_ == nullptr) {
+    *error = std::string("no DWARF libdw reads: ") + dwarf_errmsg(-1);
+    return nullptr;
+  }
+  Dwarf_Aranges* aranges = nullptr;
+  size_t count = 0;
+  lines->have_aranges_ = dwarf_getaranges(lines->dwarf_, &aranges, &count) == 0 && count > 0;
+  lines->image_ = std::move(image);
+  return lines;
+}
+
+DwarfLines::~DwarfLines() {
+  if (dwarf_ != nullptr) dwarf_end(dwarf_);
+}
+
+bool DwarfLines::FindUnit(uint64_t vaddr, Dwarf_Die* cu) {
+  if (have_aranges_ && dwarf_addrdie(dwarf_, vaddr, cu) != nullptr) return true;
+  if (!unit_ranges_built_) {
+    unit_ranges_built_ = true;
+    Dwarf_Off offset = 0;
+    Dwarf_Off next = 0;
+    size_t header_size = 0;
+    while (unit_ranges_.size() < kMaxUnitRanges &&
+           dwarf_nextcu(dwarf_, offset, &next, &header_size, nullptr, nullptr, nullptr) == 0) {
+      Dwarf_Die die;
+      if (dwarf_offdie(dwarf_, offset + header_size, &die) != nullptr) {
+        Dwarf_Addr base = 0;
+        Dwarf_Addr start = 0;
+        Dwarf_Addr end = 0;
+        ptrdiff_t it = 0;
+        while (unit_ranges_.size() < kMaxUnitRanges && (it = dwarf_ranges(&die, it, &base, &start, &end)) > 0) {
+          if (end > start) unit_ranges_.push_back(UnitRange{start, end, offset + header_size});
+        }
+      }
+      if (next <= offset) break;
+      offset = next;
+    }
+    std::sort(unit_ranges_.begin(), unit_ranges_.end(),
+              [](const UnitRange& a, const UnitRange& b) { return a.start < b.start; });
+  }
+  auto it = std::upper_bound(unit_ranges_.begin(), unit_ranges_.end(), vaddr,
+                             [](uint64_t value, const UnitRange& r) { return value < r.start; });
+  // Ranges of different units do not overlap in real files; look back a little in case.
+  for (int i = 0; i < 4 && it != unit_ranges_.begin(); ++i) {
+    --it;
+    if (vaddr < it->end) return dwarf_offdie(dwarf_, it->offset, cu) != nullptr;
+  }
+  return false;
+}
+
+bool DwarfLines::Chain(uint64_t vaddr, std::vector<SourceFrame>* frames) {
+  frames->clear();
+  Dwarf_Die cu;
+  if (!FindUnit(vaddr, &cu)) return false;
+
+  std::string file;
+  uint32_t line = 0;
+  if (Dwarf_Line* row = dwarf_getsrc_die(&cu, vaddr)) {
+    const char* name = dwarf_linesrc(row, nullptr, nullptr);
+    if (name != nullptr) file = name;
+    int number = 0;
+    if (dwarf_lineno(row, &number) == 0 && number > 0) line = static_cast<uint32_t>(number);
+  }
+
+  // dwarf_getscopes continues an inlined function's scopes with those of its abstract
+  // definition; the chain of callers is the physical nesting of the innermost function's DIE,
+  // which dwarf_getscopes_die gives (as eu-addr2line -i does).
+  Dwarf_Die* scopes = nullptr;
+  int count = dwarf_getscopes(&cu, vaddr, &scopes);
+  Dwarf_Die innermost;
+  bool found = false;
+  for (int i = 0; i < count && i < kMaxScopes && !found; ++i) {
+    const int tag = dwarf_tag(&scopes[i]);
+    if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram || tag == DW_TAG_entry_point) {
+      innermost = scopes[i];
+      found = true;
+    }
+  }
+  std::free(scopes);
+  scopes = nullptr;
+  count = found ? dwarf_getscopes_die(&innermost, &scopes) : 0;
+  for (int i = 0; i < count && i < kMaxScopes; ++i) {
+    Dwarf_Die* scope = &scopes[i];
+    const int tag = dwarf_tag(scope);
+    if (tag == DW_TAG_inlined_subroutine) {
+      frames->push_back(SourceFrame{DieName(scope), file, line, /*inlined=*/true});
+      CallSite(&cu, scope, &file, &line);
+    } else if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point) {
+      frames->push_back(SourceFrame{DieName(scope), file, line, /*inlined=*/false});
+      break;
+    }
+  }
+  std::free(scopes);
+  // No function DIE covers the address (assembly with a line table only): the row alone.
+  if (frames->empty() && (line != 0 || !file.empty())) frames->push_back(SourceFrame{"", file, line, false});
+  return !frames->empty();
+}
+
+}  // namespace jitdump::symbols

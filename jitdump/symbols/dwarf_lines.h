@@ -1,0 +1,62 @@
+// Source lines and inline chains of native code from DWARF, through elfutils' libdw (Debian
+// libdw-dev): at an address, the functions inlined there, innermost first, each with the file
+// and line it was executing (the innermost: the line table's row; an outer one: where it called
+// the inner, DW_AT_call_file / DW_AT_call_line), down to the function that owns the code.
+// perf 6.1 shows none of this for native frames.
+#pragma once
+
+#include <elfutils/libdw.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "jitdump/symbols/elf_image.h"
+
+namespace jitdump::symbols {
+
+struct SourceFrame {
+  std::string function;  // demangled like perf (no parameters); "" when DWARF names none
+  std::string file;      // as the line table names it; "" when unknown
+  uint32_t line = 0;
+  bool inlined = false;  // a DW_TAG_inlined_subroutine (the last frame is the owning function)
+};
+
+class DwarfLines {
+ public:
+  // Reads `image`'s DWARF (the ElfImage stays owned here). nullptr when it has none libdw reads,
+  // or when its debug sections would take more than `max_bytes` in memory.
+  static std::unique_ptr<DwarfLines> Open(std::unique_ptr<ElfImage> image, uint64_t max_bytes, std::string* error);
+  ~DwarfLines();
+  DwarfLines(const DwarfLines&) = delete;
+  DwarfLines& operator=(const DwarfLines&) = delete;
+
+  // The chain at `vaddr` (the ELF's address, not a file offset), innermost first; false when
+  // no compilation unit covers it.
+  bool Chain(uint64_t vaddr, std::vector<SourceFrame>* frames);
+
+  // What the open DWARF holds in memory (the debug sections libdw read, decompressed).
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  DwarfLines() = default;
+  bool FindUnit(uint64_t vaddr, Dwarf_Die* cu);
+
+  std::unique_ptr<ElfImage> image_;
+  // NUL-terminated copies of debug sections that were not (dwarf_lines.cc), which libdw reads.
+  std::vector<std::unique_ptr<char[]>> terminated_sections_;
+  Dwarf* dwarf_ = nullptr;
+  uint64_t bytes_ = 0;
+  // Compilation units by address range, for files without .debug_aranges (built on first need).
+  struct UnitRange {
+    uint64_t start = 0;
+    uint64_t end = 0;
+    Dwarf_Off offset = 0;
+  };
+  std::vector<UnitRange> unit_ranges_;
+  bool unit_ranges_built_ = false;
+  bool have_aranges_ = false;
+};
+
+}  // namespace jitdump::symbols

@@ -1,0 +1,221 @@
+#include "jitdump/symbols/kallsyms.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <map>
+
+namespace jitdump::symbols {
+namespace {
+
+// perf's KSYM_NAME_LEN (6.1): longer names are cut there.
+constexpr size_t kMaxNameLength = 512;
+// The notes file is a few hundred bytes; more is no kernel's.
+constexpr size_t kMaxNotesBytes = 64 * 1024;
+constexpr uint32_t kNoteGnuBuildId = 3;  // NT_GNU_BUILD_ID
+
+bool ParseHexAddress(std::string_view text, uint64_t* value) {
+  if (text.empty() || text.size() > 16) return false;
+  uint64_t v = 0;
+  for (char c : text) {
+    int digit;
+    if (c >= '0' && c <= '9') digit = c - '0';
+    else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
+    else return false;
+    v = v << 4 | static_cast<uint64_t>(digit);
+  }
+  *value = v;
+  return true;
+}
+
+// perf's symbol_type__filter.
+bool KeptType(char type) {
+  const char upper = static_cast<char>(std::toupper(static_cast<unsigned char>(type)));
+  return upper == 'T' || upper == 'W' || upper == 'D' || upper == 'B';
+}
+
+Binding BindingOfType(char type) {
+  if (type == 'W') return Binding::kWeak;
+  return std::isupper(static_cast<unsigned char>(type)) ? Binding::kGlobal : Binding::kLocal;
+}
+
+class Parser {
+ public:
+  explicit Parser(Kallsyms* out) : out_(out) {}
+
+  // One line, without its newline.
+  bool Line(std::string_view line) {
+    const size_t space = line.find(' ');
+    uint64_t address = 0;
+    if (space == std::string_view::npos || !ParseHexAddress(line.substr(0, space), &address)) return true;
+    if (line.size() < space + 3 || line[space + 2] != ' ') return true;
+    const char type = line[space + 1];
+    std::string_view name = line.substr(space + 3);
+    if (name.size() > kMaxNameLength) name = name.substr(0, kMaxNameLength);
+    if (address != 0) any_address_ = true;
+    ++lines_;
+    std::string_view module;
+    if (const size_t tab = name.find('\t'); tab != std::string_view::npos) {
+      module = name.substr(tab + 1);
+      name = name.substr(0, tab);
+    }
+    if (name == "_text" && module.empty() && out_->text == 0) out_->text = address;
+    if (!KeptType(type) || name.empty() || name[0] == '$') return true;
+    // perf drops x86-64's entry trampoline symbols (the trampolines name the text they map).
+    if (name == "__entry_SYSCALL_64_trampoline") return true;
+    if (builder_.size() >= kMaxKallsymsSymbols) return false;
+    builder_.Add(address, 0, BindingOfType(type), name, /*spelled=*/true, /*module=*/!module.empty());
+    if (!module.empty()) {
+      auto [it, inserted] = modules_.try_emplace(std::string(module), address, address);
+      it->second.first = std::min(it->second.first, address);
+      it->second.second = std::max(it->second.second, address);
+    }
+    return true;
+  }
+
+  bool Finish(std::string* error) {
+    if (lines_ > 0 && !any_address_) out_->hidden = true;
+    if (builder_.size() == 0 || out_->hidden) {
+      *error = out_->hidden ? "the kernel hides its symbol addresses (kptr_restrict; run as root)"
+                            : "no kernel symbols in it";
+      return false;
+    }
+    builder_.FinishPass(/*kallsyms=*/true);
+    out_->table = builder_.Build();
+    for (const auto& [name, range] : modules_) {
+      // A module's last symbol ends at most a page after its start (perf's rounding).
+      const SymbolTable::Symbol* last = out_->table.Find(range.second);
+      out_->modules.push_back(Kallsyms::Module{range.first, last != nullptr ? last->end : range.second + 1, name});
+    }
+    std::sort(out_->modules.begin(), out_->modules.end(),
+              [](const Kallsyms::Module& a, const Kallsyms::Module& b) { return a.start < b.start; });
+    return true;
+  }
+
+ private:
+  Kallsyms* out_;
+  SymbolTable::Builder builder_;
+  std::map<std::string, std::pair<uint64_t, uint64_t>> modules_;
+  uint64_t lines_ = 0;
+  bool any_address_ = false;
+};
+
+}  // namespace
+
+std::string_view Kallsyms::ModuleAt(uint64_t address) const {
+  auto it = std::upper_bound(modules.begin(), modules.end(), address,
+                             [](uint64_t value, const Module& m) { return value < m.start; });
+  if (it == modules.begin()) return {};
+  --it;
+  return address < it->end ? std::string_view(it->name) : std::string_view();
+}
+
+bool ParseKallsyms(std::string_view text, Kallsyms* out, std::string* error) {
+  *out = Kallsyms();
+  Parser parser(out);
+  while (!text.empty()) {
+    const size_t newline = text.find('\n');
+    const std::string_view line = text.substr(0, newline);
+    if (!parser.Line(line)) break;
+    if (newline == std::string_view::npos) break;
+    text.remove_prefix(newline + 1);
+  }
+  return parser.Finish(error);
+}
+
+bool ReadKallsyms(const std::string& path, Kallsyms* out, std::string* error) {
+  *out = Kallsyms();
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    *error = path + ": " + std::strerror(errno);
+    return false;
+  }
+  struct stat st {};
+  // /proc files have size 0: a regular file is all that is asked.
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    *error = path + ": not a regular file";
+    return false;
+  }
+  Parser parser(out);
+  // Streamed: a line at a time through a fixed buffer (a kallsyms file is 10+ MB).
+  std::string pending;
+  char buffer[64 * 1024];
+  bool more = true;
+  while (more) {
+    const ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    std::string_view chunk(buffer, static_cast<size_t>(n));
+    while (more && !chunk.empty()) {
+      const size_t newline = chunk.find('\n');
+      if (newline == std::string_view::npos) {
+        // A line longer than any kallsyms line is cut (its rest is dropped below).
+        if (pending.size() < 4 * kMaxNameLength) pending.append(chunk.substr(0, 4 * kMaxNameLength - pending.size()));
+        break;
+      }
+      if (pending.empty()) {
+        more = parser.Line(chunk.substr(0, newline));
+      } else {
+        if (pending.size() < 4 * kMaxNameLength) pending.append(chunk.substr(0, std::min(newline, 4 * kMaxNameLength - pending.size())));
+        more = parser.Line(pending);
+        pending.clear();
+      }
+      chunk.remove_prefix(newline + 1);
+    }
+  }
+  if (more && !pending.empty()) parser.Line(pending);
+  close(fd);
+  if (!parser.Finish(error)) {
+    *error = path + ": " + *error;
+    return false;
+  }
+  return true;
+}
+
+std::vector<uint8_t> ParseNotesBuildId(std::span<const uint8_t> notes) {
+  size_t pos = 0;
+  auto align4 = [](size_t v) { return (v + 3) & ~static_cast<size_t>(3); };
+  while (notes.size() - pos >= 12) {
+    uint32_t header[3];
+    std::memcpy(header, notes.data() + pos, sizeof(header));
+    const size_t namesz = header[0];
+    const size_t descsz = header[1];
+    pos += 12;
+    if (namesz > notes.size() - pos) break;
+    const size_t name_at = pos;
+    pos += align4(namesz);
+    if (pos > notes.size() || descsz > notes.size() - pos) break;
+    const size_t desc_at = pos;
+    pos += align4(descsz);
+    if (header[2] == kNoteGnuBuildId && namesz == 4 && std::memcmp(notes.data() + name_at, "GNU", 4) == 0 &&
+        descsz > 0 && descsz <= 64) {
+      return std::vector<uint8_t>(notes.begin() + desc_at, notes.begin() + desc_at + descsz);
+    }
+    if (pos > notes.size()) break;
+  }
+  return {};
+}
+
+std::vector<uint8_t> ReadNotesBuildId(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return {};
+  std::vector<uint8_t> bytes(kMaxNotesBytes);
+  size_t size = 0;
+  while (size < bytes.size()) {
+    const ssize_t n = read(fd, bytes.data() + size, bytes.size() - size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    size += static_cast<size_t>(n);
+  }
+  close(fd);
+  bytes.resize(size);
+  return ParseNotesBuildId(bytes);
+}
+
+}  // namespace jitdump::symbols

@@ -1,0 +1,52 @@
+// The recording's kernel symbols: /proc/kallsyms when this machine runs the recording's kernel
+// (the same build id in /sys/kernel/notes, or, when the recording has none, the same release),
+// else the kallsyms `perf record` copied into its build-id cache, else none ("[kernel]" and
+// the address). perf's relocation applies: when the kallsyms read comes from another boot
+// than the recording (KASLR), addresses move by the difference of their _text.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "jitdump/symbols/file_locator.h"
+#include "jitdump/symbols/kallsyms.h"
+#include "jitdump/symbols/symbolizer.h"
+
+namespace jitdump::symbols {
+
+class KernelSymbols {
+ public:
+  // What the recording says of its kernel, and where this machine's kernel is described.
+  void Configure(const Kernel& kernel, const Options& options);
+  // Whether this machine runs the recording's kernel (as far as the recording tells).
+  bool SameKernel(std::string* why);
+
+  // The symbol at `address` (a recorded kernel address), loading the symbols on first use.
+  const SymbolTable::Symbol* Find(uint64_t address, FileLocator& locator, std::string_view* module);
+  std::string_view Name(const SymbolTable::Symbol& symbol) const { return kallsyms_.table.Name(symbol); }
+  // The symbol's start in recorded addresses.
+  uint64_t Start(const SymbolTable::Symbol& symbol) const { return symbol.start - delta_; }
+  bool available() const { return loaded_ && kallsyms_.table.size() > 0; }
+
+  FileReport& report() { return report_; }
+  bool asked() const { return asked_; }
+
+ private:
+  void Load(FileLocator& locator);
+
+  std::vector<uint8_t> build_id_;
+  uint64_t text_address_ = 0;
+  std::string os_release_;
+  std::string kallsyms_path_ = "/proc/kallsyms";
+  std::string notes_path_ = "/sys/kernel/notes";
+  std::string host_release_;
+  bool configured_ = false;
+  bool loaded_ = false;
+  bool asked_ = false;
+  Kallsyms kallsyms_;
+  uint64_t delta_ = 0;  // kallsyms address - recorded address
+  FileReport report_;
+};
+
+}  // namespace jitdump::symbols

@@ -1,0 +1,352 @@
+#include "jitdump/symbols/symbol_table.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "jitdump/symbols/demangle.h"
+
+namespace jitdump::symbols {
+namespace {
+
+constexpr uint64_t kPage = 4096;
+
+uint64_t RoundUpToPage(uint64_t value) {
+  const uint64_t rounded = (value + kPage - 1) & ~(kPage - 1);
+  return rounded < value ? value : rounded;  // no wrap at the top of the address space
+}
+
+size_t LeadingUnderscores(std::string_view name) {
+  size_t n = 0;
+  while (n < name.size() && name[n] == '_') ++n;
+  return n;
+}
+
+// perf's choose_best_symbol: true when `a` (added first) stays over `b`. The names (perf's,
+// demangled) are made only when size and binding do not decide: demangling is the costly part.
+template <typename NameOf>
+bool KeepFirst(const SymbolTable::Symbol& a, const SymbolTable::Symbol& b, NameOf name_of) {
+  const uint64_t a_size = a.end - a.start;
+  const uint64_t b_size = b.end - b.start;
+  if (b_size == 0 && a_size > 0) return true;
+  if (a_size == 0 && b_size > 0) return false;
+  const bool a_weak = a.binding == Binding::kWeak;
+  const bool b_weak = b.binding == Binding::kWeak;
+  if (b_weak && !a_weak) return true;
+  if (a_weak && !b_weak) return false;
+  const bool a_global = a.binding == Binding::kGlobal;
+  const bool b_global = b.binding == Binding::kGlobal;
+  if (a_global && !b_global) return true;
+  if (b_global && !a_global) return false;
+  const std::string a_name = name_of(a);
+  const std::string b_name = name_of(b);
+  const size_t a_underscores = LeadingUnderscores(a_name);
+  const size_t b_underscores = LeadingUnderscores(b_name);
+  if (b_underscores > a_underscores) return true;
+  if (a_underscores > b_underscores) return false;
+  if (a_name.size() > b_name.size()) return true;
+  if (a_name.size() < b_name.size()) return false;
+  // perf's x86 arch__choose_best_symbol: the kernel's "SyS" syscall aliases lose.
+  if (a_name.starts_with("SyS") || a_name.starts_with("compat_SyS")) return false;
+  return true;
+}
+
+}  // namespace
+
+const SymbolTable::Symbol* SymbolTable::Find(uint64_t address) const {
+  // perf's symbols__find: the first symbol on the search path that covers the address.
+  uint32_t node = root_;
+  while (node != kNone) {
+    const Symbol& s = symbols_[node];
+    if (address < s.start) {
+      node = s.left;
+    } else if (address > s.end || (address == s.end && address != s.start)) {
+      node = s.right;
+    } else {
+      return &s;
+    }
+  }
+  return nullptr;
+}
+
+std::string_view SymbolTable::Name(const Symbol& symbol) const {
+  if (symbol.name >= names_.size()) return {};
+  return std::string_view(names_.c_str() + symbol.name);
+}
+
+void SymbolTable::Builder::Add(uint64_t start, uint64_t size, Binding binding, std::string_view name, bool spelled,
+                               bool module) {
+  Symbol symbol;
+  symbol.start = start;
+  // perf: end = start + len, unchecked; a size that wraps is treated as no size.
+  symbol.end = size != 0 && start + size > start ? start + size : start;
+  symbol.name = static_cast<uint32_t>(names_.size());
+  symbol.spelled = spelled;
+  symbol.module = module;
+  symbol.binding = binding;
+  // A name may not hold a NUL (it ends one); a string table's names never do.
+  names_.append(name.substr(0, name.find('\0')));
+  names_.push_back('\0');
+  if (symbols_.size() >= kNone - 1) return;  // no index left (4 billion symbols: hostile)
+  symbols_.push_back(symbol);
+  Insert(static_cast<uint32_t>(symbols_.size() - 1));
+}
+
+std::string SymbolTable::Builder::DisplayName(const Symbol& symbol) const {
+  const std::string_view raw(names_.c_str() + symbol.name);
+  return symbol.spelled ? std::string(raw) : DemangleLikePerf(raw);
+}
+
+void SymbolTable::Builder::FinishPass(bool kallsyms) {
+  if (root_ == kNone) return;
+  // symbols__fixup_end, in tree order.
+  uint32_t prev = First();
+  for (uint32_t curr = Next(prev); curr != kNone; prev = curr, curr = Next(curr)) {
+    Symbol& p = symbols_[prev];
+    if (p.end != p.start) continue;
+    if (kallsyms && p.module != symbols_[curr].module) {
+      p.end = RoundUpToPage(p.end + kPage);
+    } else {
+      p.end = symbols_[curr].start;
+    }
+  }
+  Symbol& last = symbols_[prev];
+  if (last.end == last.start) last.end = RoundUpToPage(last.start) + kPage;
+  // symbols__fixup_duplicate: of neighbours with the same start, the worse one goes.
+  uint32_t curr = First();
+  while (curr != kNone) {
+    const uint32_t next = Next(curr);
+    if (next == kNone) break;
+    if (symbols_[curr].start != symbols_[next].start) {
+      curr = next;
+      continue;
+    }
+    if (KeepFirst(symbols_[curr], symbols_[next], [this](const Symbol& s) { return DisplayName(s); })) {
+      Erase(next);
+    } else {
+      Erase(curr);
+      curr = next;
+    }
+  }
+}
+
+SymbolTable SymbolTable::Builder::Build() {
+  SymbolTable table;
+  symbols_.shrink_to_fit();
+  names_.shrink_to_fit();
+  table.symbols_ = std::move(symbols_);
+  table.names_ = std::move(names_);
+  table.root_ = root_;
+  table.live_ = live_;
+  symbols_.clear();
+  names_.clear();
+  root_ = kNone;
+  live_ = 0;
+  return table;
+}
+
+// The red-black tree: Linux's lib/rbtree.c algorithm (the textbook one: insertion fix-up by
+// recolouring or one or two rotations; removal through the in-order successor, then the
+// removal fix-up), which is what decides the tree's shape.
+
+void SymbolTable::Builder::Replace(uint32_t old_node, uint32_t new_node) {
+  const uint32_t parent = symbols_[old_node].parent;
+  if (parent == kNone) {
+    root_ = new_node;
+  } else if (symbols_[parent].left == old_node) {
+    symbols_[parent].left = new_node;
+  } else {
+    symbols_[parent].right = new_node;
+  }
+  if (new_node != kNone) symbols_[new_node].parent = parent;
+}
+
+void SymbolTable::Builder::RotateLeft(uint32_t x) {
+  const uint32_t y = symbols_[x].right;
+  symbols_[x].right = symbols_[y].left;
+  if (symbols_[y].left != kNone) symbols_[symbols_[y].left].parent = x;
+  Replace(x, y);
+  symbols_[y].left = x;
+  symbols_[x].parent = y;
+}
+
+void SymbolTable::Builder::RotateRight(uint32_t x) {
+  const uint32_t y = symbols_[x].left;
+  symbols_[x].left = symbols_[y].right;
+  if (symbols_[y].right != kNone) symbols_[symbols_[y].right].parent = x;
+  Replace(x, y);
+  symbols_[y].right = x;
+  symbols_[x].parent = y;
+}
+
+void SymbolTable::Builder::Insert(uint32_t z) {
+  ++live_;
+  // perf's __symbols__insert: equal starts go to the right.
+  uint32_t parent = kNone;
+  bool left = false;
+  for (uint32_t node = root_; node != kNone;) {
+    parent = node;
+    left = symbols_[z].start < symbols_[node].start;
+    node = left ? symbols_[node].left : symbols_[node].right;
+  }
+  symbols_[z].parent = parent;
+  symbols_[z].red = true;
+  if (parent == kNone) {
+    root_ = z;
+  } else if (left) {
+    symbols_[parent].left = z;
+  } else {
+    symbols_[parent].right = z;
+  }
+  while (Red(symbols_[z].parent)) {
+    uint32_t p = symbols_[z].parent;
+    const uint32_t g = symbols_[p].parent;  // a red node is never the root
+    if (p == symbols_[g].left) {
+      const uint32_t uncle = symbols_[g].right;
+      if (Red(uncle)) {
+        symbols_[p].red = false;
+        symbols_[uncle].red = false;
+        symbols_[g].red = true;
+        z = g;
+        continue;
+      }
+      if (z == symbols_[p].right) {
+        RotateLeft(p);
+        z = p;
+        p = symbols_[z].parent;
+      }
+      symbols_[p].red = false;
+      symbols_[g].red = true;
+      RotateRight(g);
+    } else {
+      const uint32_t uncle = symbols_[g].left;
+      if (Red(uncle)) {
+        symbols_[p].red = false;
+        symbols_[uncle].red = false;
+        symbols_[g].red = true;
+        z = g;
+        continue;
+      }
+      if (z == symbols_[p].left) {
+        RotateRight(p);
+        z = p;
+        p = symbols_[z].parent;
+      }
+      symbols_[p].red = false;
+      symbols_[g].red = true;
+      RotateLeft(g);
+    }
+  }
+  symbols_[root_].red = false;
+}
+
+void SymbolTable::Builder::Erase(uint32_t z) {
+  --live_;
+  symbols_[z].live = false;
+  bool removed_red = symbols_[z].red;
+  uint32_t x = kNone;         // what takes the removed place
+  uint32_t x_parent = kNone;  // its parent (x may be none)
+  if (symbols_[z].left == kNone) {
+    x = symbols_[z].right;
+    x_parent = symbols_[z].parent;
+    Replace(z, x);
+  } else if (symbols_[z].right == kNone) {
+    x = symbols_[z].left;
+    x_parent = symbols_[z].parent;
+    Replace(z, x);
+  } else {
+    uint32_t y = symbols_[z].right;  // the successor takes z's place
+    while (symbols_[y].left != kNone) y = symbols_[y].left;
+    removed_red = symbols_[y].red;
+    x = symbols_[y].right;
+    if (symbols_[y].parent == z) {
+      x_parent = y;
+    } else {
+      x_parent = symbols_[y].parent;
+      Replace(y, x);
+      symbols_[y].right = symbols_[z].right;
+      symbols_[symbols_[y].right].parent = y;
+    }
+    Replace(z, y);
+    symbols_[y].left = symbols_[z].left;
+    symbols_[symbols_[y].left].parent = y;
+    symbols_[y].red = symbols_[z].red;
+  }
+  symbols_[z].left = symbols_[z].right = symbols_[z].parent = kNone;
+  if (removed_red) return;
+  while (x != root_ && !Red(x)) {
+    if (x == symbols_[x_parent].left) {
+      uint32_t w = symbols_[x_parent].right;
+      if (Red(w)) {
+        symbols_[w].red = false;
+        symbols_[x_parent].red = true;
+        RotateLeft(x_parent);
+        w = symbols_[x_parent].right;
+      }
+      if (!Red(symbols_[w].left) && !Red(symbols_[w].right)) {
+        symbols_[w].red = true;
+        x = x_parent;
+        x_parent = symbols_[x].parent;
+        continue;
+      }
+      if (!Red(symbols_[w].right)) {
+        symbols_[symbols_[w].left].red = false;
+        symbols_[w].red = true;
+        RotateRight(w);
+        w = symbols_[x_parent].right;
+      }
+      symbols_[w].red = symbols_[x_parent].red;
+      symbols_[x_parent].red = false;
+      symbols_[symbols_[w].right].red = false;
+      RotateLeft(x_parent);
+      x = root_;
+    } else {
+      uint32_t w = symbols_[x_parent].left;
+      if (Red(w)) {
+        symbols_[w].red = false;
+        symbols_[x_parent].red = true;
+        RotateRight(x_parent);
+        w = symbols_[x_parent].left;
+      }
+      if (!Red(symbols_[w].left) && !Red(symbols_[w].right)) {
+        symbols_[w].red = true;
+        x = x_parent;
+        x_parent = symbols_[x].parent;
+        continue;
+      }
+      if (!Red(symbols_[w].left)) {
+        symbols_[symbols_[w].right].red = false;
+        symbols_[w].red = true;
+        RotateLeft(w);
+        w = symbols_[x_parent].left;
+      }
+      symbols_[w].red = symbols_[x_parent].red;
+      symbols_[x_parent].red = false;
+      symbols_[symbols_[w].left].red = false;
+      RotateRight(x_parent);
+      x = root_;
+    }
+  }
+  if (x != kNone) symbols_[x].red = false;
+}
+
+uint32_t SymbolTable::Builder::First() const {
+  uint32_t node = root_;
+  while (node != kNone && symbols_[node].left != kNone) node = symbols_[node].left;
+  return node;
+}
+
+uint32_t SymbolTable::Builder::Next(uint32_t node) const {
+  if (symbols_[node].right != kNone) {
+    node = symbols_[node].right;
+    while (symbols_[node].left != kNone) node = symbols_[node].left;
+    return node;
+  }
+  uint32_t parent = symbols_[node].parent;
+  while (parent != kNone && node == symbols_[parent].right) {
+    node = parent;
+    parent = symbols_[node].parent;
+  }
+  return parent;
+}
+
+}  // namespace jitdump::symbols
