@@ -4,6 +4,7 @@
 
 #include "jitdump/perfdata/address_spaces.h"
 #include "jitdump/perfdata/format.h"
+#include "jitdump/report/native_symbols.h"
 #include "jitdump/unwind/dwarf_unwinder.h"
 
 namespace jitdump::report {
@@ -26,6 +27,8 @@ ScriptEvent MmapEvent(const pd::Mmap& m) {
   e.len = m.len;
   e.pgoff = m.pgoff;
   e.path.assign(m.filename);
+  // MMAP2 says PROT_EXEC; an MMAP record is executable unless it is data (perf record --data).
+  if (m.mmap2 ? (m.prot & 4) != 0 : !m.data()) e.prot = "x";
   return e;
 }
 
@@ -66,14 +69,18 @@ class SideBand : public pd::RecordSink {
 // records build up as the recording goes.
 class Samples : public pd::RecordSink {
  public:
-  Samples(const pd::Recording& recording, ProfileReader& reader, ProcessMap* processes)
-      : recording_(recording), reader_(reader), processes_(processes), unwinder_(spaces_, recording) {
+  Samples(const pd::Recording& recording, ProfileReader& reader, ProcessMap* processes, SymbolizedNames* names)
+      : recording_(recording), reader_(reader), processes_(processes), names_(names), unwinder_(spaces_, recording) {
     spaces_.SetBuildIds(recording.features.build_ids);
     unknown_dso_ = reader_.dsos().Intern("[unknown]");
   }
 
   void OnMmap(const pd::Mmap& m) override {
     spaces_.OnMmap(m);
+    // perf's relocation reference for kallsyms: where the recording's kernel had _text.
+    if (names_ != nullptr && m.cpumode() == pd::kCpumodeKernel && m.filename == "[kernel.kallsyms]_text") {
+      names_->SetKernelText(m.pgoff);
+    }
     if (processes_ != nullptr) processes_->OnEvent(MmapEvent(m));
   }
   void OnComm(const pd::Comm& c) override {
@@ -163,6 +170,7 @@ class Samples : public pd::RecordSink {
   const pd::Recording& recording_;
   ProfileReader& reader_;
   ProcessMap* processes_;
+  SymbolizedNames* names_;
   pd::AddressSpaces spaces_;  // before unwinder_, which uses it
   std::unordered_map<const pd::Dso*, uint32_t> dso_ids_;
   uint32_t unknown_dso_ = 0;
@@ -207,8 +215,20 @@ void PerfDataSource::ReadSideBand(ProcessMap& processes) {
 }
 
 void PerfDataSource::ReadSamples(ProfileReader& reader, ProcessMap* processes) {
-  Samples sink(reader_->recording(), reader, processes);
+  if (symbolize_) {
+    names_ = std::make_unique<SymbolizedNames>(reader_->recording());
+    reader.set_native_symbols(names_.get());
+  }
+  Samples sink(reader_->recording(), reader, processes, names_.get());
   reader_->Read(sink, pd::ReadOptions{});
+  reader.set_native_symbols(nullptr);
 }
+
+std::vector<symbols::FileReport> PerfDataSource::SymbolFiles() const {
+  return names_ ? names_->Files() : std::vector<symbols::FileReport>{};
+}
+
+PerfDataSource::PerfDataSource(std::unique_ptr<pd::PerfDataReader> reader) : reader_(std::move(reader)) {}
+PerfDataSource::~PerfDataSource() = default;
 
 }  // namespace jitdump::report

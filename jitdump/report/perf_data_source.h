@@ -18,8 +18,11 @@
 #include "jitdump/report/process_map.h"
 #include "jitdump/report/profile_reader.h"
 #include "jitdump/report/recording_shape.h"
+#include "jitdump/symbols/symbolizer.h"
 
 namespace jitdump::report {
+
+class SymbolizedNames;
 
 class PerfDataSource {
  public:
@@ -32,6 +35,11 @@ class PerfDataSource {
 
   // Pass 1 (a file only): every MMAP, COMM, FORK and EXIT into `processes`.
   void ReadSideBand(ProcessMap& processes);
+  ~PerfDataSource();
+
+  // Whether ReadSamples names native and kernel frames (jitdump/symbols: ELF, DWARF, kallsyms,
+  // no perf); off, they are named after their DSO. On by default.
+  void set_symbolize(bool on) { symbolize_ = on; }
   // Every sample to `reader`. For a stream, `processes` also receives the side-band records
   // (for a file, pass null: ReadSideBand has given them).
   void ReadSamples(ProfileReader& reader, ProcessMap* processes);
@@ -39,10 +47,14 @@ class PerfDataSource {
   const perfdata::Recording& recording() const { return reader_->recording(); }
   const perfdata::ReadStats& stats() const { return reader_->stats(); }
   std::vector<std::string> warnings() const { return reader_->warnings(); }
+  // The files the samples' native and kernel frames were named from (after ReadSamples).
+  std::vector<symbols::FileReport> SymbolFiles() const;
 
  private:
-  explicit PerfDataSource(std::unique_ptr<perfdata::PerfDataReader> reader) : reader_(std::move(reader)) {}
+  explicit PerfDataSource(std::unique_ptr<perfdata::PerfDataReader> reader);
   std::unique_ptr<perfdata::PerfDataReader> reader_;
+  bool symbolize_ = true;
+  std::unique_ptr<SymbolizedNames> names_;
 };
 
 // The shape of a recording from its events (exposed for the tests).

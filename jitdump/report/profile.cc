@@ -121,7 +121,7 @@ uint32_t ProfileBuilder::AddLocation(uint64_t address, uint32_t mapping, const s
 }
 
 uint32_t ProfileBuilder::AddProcess(uint32_t pid, std::string_view command, std::string_view dump) {
-  profile_.processes.push_back(Process{pid, std::string(command), std::string(dump)});
+  profile_.processes.push_back(Process{pid, std::string(command), std::string(dump), 0, std::string()});
   return static_cast<uint32_t>(profile_.processes.size() - 1);
 }
 

@@ -78,6 +78,9 @@ struct Process {
   // The pid the JVM itself saw, which names its files (jit-<dump_pid>.dump, the agent's stats
   // with %p): `pid` inside a container's pid namespace differs from it. 0 without a dump.
   uint32_t dump_pid = 0;
+  // The program the process ran (its executable's path as mapped); empty when the recording
+  // does not say. pprof's header names it.
+  std::string executable;
 };
 
 struct Profile {

@@ -116,6 +116,7 @@ uint32_t ProfileReader::ProcessFor(const StackSample& sample, int64_t marker, co
   if (command.empty()) command = std::string(sample.comm);
   const uint32_t id = builder_.AddProcess(sample.pid, command, jvm ? jvm->code->path() : std::string());
   if (jvm) builder_.profile().processes[id].dump_pid = jvm->code->header_pid();
+  if (processes_) builder_.profile().processes[id].executable = processes_->ExecutableOf(sample.pid);
   process_ids_.emplace(key, id);
   return id;
 }

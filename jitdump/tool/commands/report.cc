@@ -1,6 +1,7 @@
 // `jitdump report PERF.DATA`: a perf recording and the dumps of its JVMs in, every report output
 // out (folded stacks, the per-line table, the JSON summary, pprof and the HTML flame graph). The
-// reading is jitdump/report/ (perf_recording.h runs perf; profile_reader.h builds the Profile);
+// reading is jitdump/report/ (perf_data_source.h reads perf.data through jitdump/perfdata and names
+// native frames through jitdump/symbols; profile_reader.h builds the Profile);
 // this file picks the outputs and writes them.
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -47,8 +48,9 @@ namespace {
 constexpr char kUsage[] =
     "usage: jitdump report [OPTIONS] PERF.DATA\n"
     "       jitdump report [OPTIONS] --script FILE\n"
-    "Reads a perf recording (raw perf.data: no perf inject needed) and the jitdumps of the JVMs in\n"
-    "it, names every JIT frame by address and time, expands inlined frames, and writes:\n"
+    "Reads a perf recording (raw perf.data, a file or '-' for perf record -o -'s stream, -z too: no\n"
+    "perf inject and no perf needed) and the jitdumps of the JVMs in it, names every JIT frame by\n"
+    "address and time, expands inlined frames, and writes:\n"
     "  folded.txt       folded stacks for flamegraph.pl, speedscope, inferno (--annotate: _[j]\n"
     "                   compiled, _[i] inlined, _[0] interpreted, _[k] kernel suffixes)\n"
     "  srcline.txt      samples per Java source line, with the method at each\n"
@@ -70,8 +72,10 @@ constexpr char kUsage[] =
     "  --top N            rows of the per-line table (default: all in files, 40 on stdout)\n"
     "  --event NAME       only this event's samples (default: the first event recorded)\n"
     "  --title TEXT       the flame graph's title\n"
-    "  --perf PATH        the perf binary (default: $PERF, else perf)\n"
-    "  --reader WHICH     perf-script (runs perf) or perfdata (reads perf.data itself, no perf)\n"
+    "  --reader WHICH     perfdata (the default: reads perf.data itself, names native and kernel\n"
+    "                     frames from their ELF files, DWARF and kallsyms; no perf needed) or\n"
+    "                     perf-script (runs perf evlist and perf script, as earlier releases did)\n"
+    "  --perf PATH        the perf binary for --reader perf-script (default: $PERF, else perf)\n"
     "  --dump-memory MIB  what the decoded dumps may take in memory (default 1024); a dump that\n"
     "                     does not fit is left out with a warning\n"
     "  --script FILE      read `perf script --show-mmap-events --show-task-events --ns --no-inline\n"
@@ -110,7 +114,7 @@ struct ReportRequest {
   std::vector<std::string> dump_dirs;
   std::string stats_pattern;     // the agents' stats files, %p = the JVM's pid
   std::string perf = "perf";
-  bool perfdata = false;         // read perf.data with jitdump/perfdata instead of running perf
+  bool perfdata = true;          // read perf.data with jitdump/perfdata (false: run perf script)
   size_t top = 0;                // rows of the per-line table (0: all)
   std::string event;             // only this event's samples
   std::string title;             // of the flame graph
@@ -334,6 +338,25 @@ void WarnSamePidDumps(const report::FoundDump& dump) {
                dump.pid, dump.others.size() + 1, dump.path.c_str(), others.c_str());
 }
 
+// Where each native file's and the kernel's symbols came from, and why some gave none.
+nlohmann::json SymbolFilesJson(const report::PerfDataSource& source) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const symbols::FileReport& f : source.SymbolFiles()) {
+    files.push_back({{"path", f.recorded_path},
+                     {"build_id", f.build_id},
+                     {"found_at", f.found_at},
+                     {"found_how", f.found_how},
+                     {"symbols_from", f.symbols_from},
+                     {"symbols_how", f.symbols_how},
+                     {"symbol_tables", f.symbol_tables},
+                     {"debug_info_from", f.debug_info_from},
+                     {"problem", f.problem},
+                     {"lookups", f.lookups},
+                     {"named", f.named}});
+  }
+  return files;
+}
+
 // What the perf.data reader saw of the recording, for summary.json: who recorded it, how, and
 // what was lost or damaged.
 nlohmann::json RecordingJson(const report::PerfDataSource& source) {
@@ -353,7 +376,8 @@ nlohmann::json RecordingJson(const report::PerfDataSource& source) {
           {"lost_samples", st.lost_samples},
           {"throttled", st.throttled},
           {"damaged", st.truncated},
-          {"warnings", source.warnings()}};
+          {"warnings", source.warnings()},
+          {"symbol_files", SymbolFilesJson(source)}};
 }
 
 int RunReport(ReportRequest req) {

@@ -19,7 +19,7 @@ import pytest
 
 from support.checks import check, figure, log
 
-from .report_consumers import FlameGraphPage, pprof_top, pprof_traces
+from .report_consumers import FlameGraphPage, pprof, pprof_top, pprof_traces
 from .report_runs import (C, CALLEE, INLINING, OTHER, Model, check_same_profiles, folded, marked_lines, model, report,
                           same_profiles, two_callers)
 from .profile_diff import compare as _compare
@@ -105,6 +105,12 @@ def test_report_inlining(ctx, graph):
     top_callee = {k: v for k, v in top.items() if k.startswith(CALLEE)}
     ctx.check(sum(v for k, v in top_callee.items() if k == callee_at or k.startswith(callee_at + " (")) >=
               0.4 * pp_total, f"pprof -top -lines: callee at its line with its flat samples ({top_callee})")
+
+    # pprof's header names the profiled program: the JVM's executable (pprof takes the first
+    # mapping), not ld-linux-x86-64.so.2 or [kernel.kallsyms].
+    header = pprof(run_dir / "profile.pb.gz", ctx.work / f"pprof-{graph}", "-top", "-nodecount=1")
+    main = next((l.split(":", 1)[1].strip() for l in header.splitlines() if l.startswith("File:")), "")
+    ctx.check(main == "java", f"pprof's header names the JVM's program: File: {main!r}")
 
     # The HTML flame graph, drawn by headless Chromium from its file.
     page = FlameGraphPage(run_dir / "flamegraph.html", ctx.work / f"browser-{graph}")
