@@ -1,30 +1,38 @@
-// The agent's lifecycle (JVMTI glue): Agent_OnLoad / Agent_OnAttach set up the options, the
-// JVMTI environment and its capabilities, the output files and the writer thread, then enable
-// the events; Agent_OnUnload closes the output once callbacks have gone quiet and writes the
-// stats. One agent per process, whatever loads it how often and from however many copies of
-// the library (process_claim.h).
+// The agent (agent.h): the JVM's part of each lifecycle transition. Who runs which:
+//
+//   start      Agent_OnLoad, or Agent_OnAttach with options (the Attach Listener)
+//   stop       Agent_OnAttach with `stop` (the Attach Listener); the session's own writer thread
+//              when stop_after= has passed or its dump was deleted; a start that finds the
+//              active session's dump deleted
+//   VM death   the VMDeath callback, then Agent_OnUnload on the same thread
+//
+// A transition decides under transition_ (a start, the first half of a stop, VM death) and waits
+// outside it, so no holder ever waits for the writer thread, which takes it only with try_lock.
+// Every wait a JVM thread sees draws on one WaitBudget (wait_budget.h).
 #include "agent/agent.h"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <jvmti.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <ctime>
 #include <memory>
 #include <new>
 #include <string>
 
-#include "agent/agent_state.h"
 #include "agent/callbacks.h"
 #include "agent/clock.h"
 #include "agent/config.h"
+#include "agent/event_blocks.h"
 #include "agent/jvm_resolver.h"
 #include "agent/jvm_version.h"
+#include "agent/live_code.h"
 #include "agent/log.h"
 #include "agent/process_claim.h"
 #include "jitdump/safe_file.h"
@@ -32,54 +40,13 @@
 namespace jitdump_agent {
 namespace {
 
-std::atomic<AgentState*> g_state{nullptr};
-// The option string the running agent was loaded with (written once, before g_state), so a
-// second load of this copy can say whether its options differ.
-std::string g_active_options;
+using std::chrono::milliseconds;
 
-void WriteStats(AgentState* s) {
-  if (s->options.stats.empty() || s->stats_written.exchange(true)) return;
-  const std::string json = s->stats.ToJson(s->writer.dump_path(), s->writer.perfmap_path());
-  if (s->options.stats == "stderr") {
-    const std::string line = "jitdumpagent: stats: " + json;
-    (void)!::write(STDERR_FILENO, line.data(), line.size());
-    return;
-  }
-  const std::string path = ExpandPid(s->options.stats, s->pid);
-  if (!s->stats_dir.is_open()) return;  // refused at start-up, with a message then
-  // Same rules as the dump: in the directory held since start-up, never through a symlink,
-  // never over another user's file or one written since this agent started (another JVM with
-  // the same pid). The file appears whole or not at all.
-  const jitdump::CreateRules rules{O_WRONLY, static_cast<mode_t>(s->options.mode), s->start_realtime_ns};
-  const std::string name = jitdump::BaseName(path);
-  std::string written = name;
-  int fd = -1;
-  jitdump::Status status = jitdump::CreateWithContentsAt(s->stats_dir.fd(), name, rules, json.data(), json.size(), &fd);
-  // Taken by another live JVM with the same pid (another pid namespace sharing the directory):
-  // stats-1.json becomes stats-1-2.json, and so on.
-  for (int n = 2; !status.ok() && status.err_no() == jitdump::kInUse && n <= 9; ++n) {
-    const size_t dot = name.rfind('.');
-    written = dot == std::string::npos || dot == 0 ? name + "-" + std::to_string(n)
-                                                   : name.substr(0, dot) + "-" + std::to_string(n) + name.substr(dot);
-    status = jitdump::CreateWithContentsAt(s->stats_dir.fd(), written, rules, json.data(), json.size(), &fd);
-  }
-  const std::string dir = s->stats_dir.path() + "/";
-  if (!status.ok()) {
-    Log(LogLevel::kWarn, "cannot write stats to %s: %s", PrintablePath(path).c_str(), status.ToString().c_str());
-    return;
-  }
-  if (written != name) {
-    Log(LogLevel::kWarn,
-        "%s was written by another live process with the same pid (a JVM in another pid namespace sharing this "
-        "directory?); wrote the stats to %s instead",
-        PrintablePath(dir + name).c_str(), PrintablePath(dir + written).c_str());
-  }
-  ::close(fd);
-}
+bool Active(Phase phase) { return phase == Phase::kNaming || phase == Phase::kDeferring; }
 
-// Holds the directory of stats=PATH from start-up on (stats are written at exit, when the path
-// could lead elsewhere). Leaves it unopened, after a warning, when it cannot be used.
-void HoldStatsDirectory(AgentState* s) {
+// Holds the directory of stats=PATH from the start (stats are written when the session ends,
+// when the path could lead elsewhere). Leaves it unopened, after a warning, when it cannot be used.
+void HoldStatsDirectory(Session* s) {
   if (s->options.stats.empty() || s->options.stats == "stderr") return;
   const std::string dir = jitdump::DirectoryOf(ExpandPid(s->options.stats, s->pid));
   const jitdump::Status status = s->stats_dir.Open(dir, 0755);
@@ -107,23 +74,28 @@ class AllSignalsBlocked {
   sigset_t previous_;
 };
 
-// What a start-up that stops half-way must undo, on every path out: the JVMTI environment
-// disposed and the process claim released, so that a later attach can start the agent.
+// What a start that stops before its session runs must undo, on every path out (an exception
+// included): the process claim released, and an environment this start obtained disposed, so
+// that a later load can start the agent and a failed attach leaves nothing behind.
 class StartUndo {
  public:
-  StartUndo() = default;
+  explicit StartUndo(jvmtiEnv*& jvmti) : jvmti_(jvmti) {}
   ~StartUndo() {
     if (done_) return;
-    if (jvmti_ != nullptr) jvmti_->DisposeEnvironment();
+    if (new_env_ && jvmti_ != nullptr) {
+      jvmti_->DisposeEnvironment();
+      jvmti_ = nullptr;
+    }
     ReleaseProcess();
   }
   StartUndo(const StartUndo&) = delete;
   StartUndo& operator=(const StartUndo&) = delete;
-  void SetEnvironment(jvmtiEnv* jvmti) { jvmti_ = jvmti; }
+  void NewEnvironment() { new_env_ = true; }
   void Done() { done_ = true; }
 
  private:
-  jvmtiEnv* jvmti_ = nullptr;
+  jvmtiEnv*& jvmti_;
+  bool new_env_ = false;
   bool done_ = false;
 };
 
@@ -139,114 +111,261 @@ bool ResolveInWriter(jvmtiEnv* jvmti, ResolveIn resolve) {
   return safe;
 }
 
-enum class Mode { kOnLoad, kOnAttach };
+uint64_t EventsSeen(const Session& s) {
+  return s.stats.compiled_method_load.Get() + s.stats.dynamic_code_generated.Get() +
+         s.stats.compiled_method_unload.Get();
+}
 
-// A load while the agent already runs in this process: nothing changes. Says so at warn level
-// when it asked for something else, since its options will not take effect.
-void ExplainIgnoredLoad(Claim claim, const std::string& options) {
-  const std::string shown = Printable(options, 200);
+void VMDeathHook() { TheAgent().VMDeath(); }
+
+}  // namespace
+
+Agent& TheAgent() {
+  static Agent* const agent = new Agent();  // never freed (agent.h)
+  return *agent;
+}
+
+void Agent::WriteStats(Session* s) {
+  if (s->options.stats.empty() || s->stats_written.exchange(true)) return;
+  try {
+    WriteStatsFile(s);
+  } catch (...) {  // no memory for the JSON: another thread of the session's end may try again
+    s->stats_written.store(false);
+  }
+}
+
+void Agent::WriteStatsFile(Session* s) {
+  const std::string json = s->stats.ToJson(s->writer.dump_path(), s->writer.perfmap_path(),
+                                           StopCauseName(static_cast<StopCause>(s->stats.stop_cause.load())));
+  if (s->options.stats == "stderr") {
+    const std::string line = "jitdumpagent: stats: " + json;
+    (void)!::write(STDERR_FILENO, line.data(), line.size());
+    return;
+  }
+  const std::string path = ExpandPid(s->options.stats, s->pid);
+  if (!s->stats_dir.is_open()) return;  // refused at the start, with a message then
+  // Same rules as the dump: in the directory held since the start, never through a symlink,
+  // never over another user's file or one written since this session started (another JVM with
+  // the same pid). The file appears whole or not at all.
+  const jitdump::CreateRules rules{O_WRONLY, static_cast<mode_t>(s->options.mode), s->start_realtime_ns};
+  const std::string name(jitdump::BaseName(path));
+  std::string written = name;
+  int fd = -1;
+  jitdump::Status status = jitdump::CreateWithContentsAt(s->stats_dir.fd(), name, rules, json.data(), json.size(), &fd);
+  // Taken by another live JVM with the same pid (another pid namespace sharing the directory):
+  // stats-1.json becomes stats-1-2.json, and so on.
+  for (int n = 2; !status.ok() && status.err_no() == jitdump::kInUse && n <= 9; ++n) {
+    const size_t dot = name.rfind('.');
+    written = dot == std::string::npos || dot == 0 ? name + "-" + std::to_string(n)
+                                                   : name.substr(0, dot) + "-" + std::to_string(n) + name.substr(dot);
+    status = jitdump::CreateWithContentsAt(s->stats_dir.fd(), written, rules, json.data(), json.size(), &fd);
+  }
+  const std::string dir = s->stats_dir.path() + "/";
+  if (!status.ok()) {
+    Log(LogLevel::kWarn, "cannot write stats to %s: %s", PrintablePath(path).c_str(), status.ToString().c_str());
+  } else {
+    if (written != name) {
+      Log(LogLevel::kWarn,
+          "%s was written by another live process with the same pid (a JVM in another pid namespace sharing this "
+          "directory?); wrote the stats to %s instead",
+          PrintablePath(dir + name).c_str(), PrintablePath(dir + written).c_str());
+    }
+    ::close(fd);
+  }
+  s->stats_dir = jitdump::HeldDirectory();  // a stopped session holds no descriptor
+}
+
+// HotSpot checks that an event is enabled, builds its compile_info and only then calls us: an
+// event taken up before the events were disabled (or before the phase turned DEAD) can reach a
+// callback afterwards (seen: one load in five javac runs at exit). Before refusing events, wait
+// until none has arrived and none is in flight for kQuietMs (at most kMaxWaitMs, within budget).
+void Agent::AwaitQuiet(const Session& s, const WaitBudget& budget) const {
+  constexpr uint32_t kQuietMs = 5;
+  constexpr uint32_t kMaxWaitMs = 200;
+  const uint32_t limit = std::min(kMaxWaitMs, budget.RemainingMs());
+  uint64_t seen = EventsSeen(s);
+  for (uint32_t waited = 0, quiet = 0; waited < limit && quiet < kQuietMs; ++waited) {
+    ::usleep(1000);
+    const uint64_t now = EventsSeen(s);
+    const bool idle = now == seen && lifecycle_.in_flight() == 0;
+    quiet = idle ? quiet + 1 : 0;
+    seen = now;
+  }
+}
+
+void Agent::FreeRetired() {
+  std::lock_guard<std::mutex> lock(retired_mutex_);
+  // A ticket taken from now on reads the current session, never a retired one.
+  if (retired_.empty() || lifecycle_.in_flight() != 0) return;
+  for (Session* s : retired_) delete s;
+  retired_.clear();
+}
+
+// A load while a session runs: nothing changes. Says so at warn level when it asked for
+// something else, since its options will not take effect.
+void Agent::ExplainIgnoredLoad(const std::string& options) {
+  const Session* s = session();
+  if (options == active_options_) {
+    Log(LogLevel::kInfo, "already running in this JVM with the same options; ignoring the second load");
+    return;
+  }
+  Log(LogLevel::kWarn,
+      "already running in this JVM, writing %s with the options it was started with ('%s'); the options of this "
+      "load ('%s') are ignored. Stop the session first (jitdump-attach PID stop, or load the agent with `stop`), "
+      "then load it with the options you want",
+      s != nullptr ? PrintablePath(s->writer.dump_path()).c_str() : "its dump",
+      Printable(active_options_, 200).c_str(), Printable(options, 200).c_str());
+}
+
+jint Agent::Load(JavaVM* vm, const char* option_text, bool attach) noexcept {
+  try {
+    const std::string option_string = option_text != nullptr ? option_text : "";
+    Options options;
+    const ParseResult parsed =
+        LoadOptions(option_string, std::getenv(kOptionsEnvironmentVariable), ReadConfigFile, options);
+    SetLogLevel(options.log);
+    if (options.help) {
+      const std::string& help = OptionsHelp();
+      (void)!::write(STDERR_FILENO, help.data(), help.size());
+      return JNI_OK;
+    }
+    // What a load that writes nothing returns. At JVM start JNI_ERR would stop the JVM: only with
+    // `strict`. A late attach returns JNI_ERR, so the attach reports a non-zero return code
+    // (jitdump attach then says nothing will be written); the JVM runs on either way.
+    const jint failure = options.strict || attach ? JNI_ERR : JNI_OK;
+    if (!parsed.ok()) {
+      for (const OptionError& error : parsed.errors) Log(LogLevel::kError, "%s", FormatOptionError(error).c_str());
+      if (options.strict) {
+        Log(LogLevel::kError, "strict: refusing to start");
+        return JNI_ERR;
+      }
+      Log(LogLevel::kError, "the agent is disabled; the JVM runs on (add 'strict' to stop the JVM instead)");
+      return failure;
+    }
+    const WaitBudget budget;
+    Lock lock(transition_, std::defer_lock);
+    if (!lock.try_lock_for(milliseconds(budget.RemainingMs()))) {
+      Log(LogLevel::kError, "another start or stop of the agent took longer than %u ms; this load changes nothing: "
+          "try again", kJvmWaitBudgetMs);
+      return failure;
+    }
+    FreeRetired();
+    if (options.stop) return StopRequested(lock, budget);
+    Phase phase = lifecycle_.phase();
+    if (phase == Phase::kStopping) {
+      // The previous session is still closing (its writer ending on its own): start once it has.
+      lock.unlock();
+      (void)lifecycle_.AwaitPhaseOtherThan(Phase::kStopping, budget.RemainingMs());
+      if (!lock.try_lock_for(milliseconds(budget.RemainingMs())) || lifecycle_.phase() == Phase::kStopping) {
+        Log(LogLevel::kError, "the previous session of the agent is still closing (a slow disk?); this load changes "
+            "nothing: try again in a moment");
+        return failure;
+      }
+      phase = lifecycle_.phase();
+    }
+    if (Active(phase)) {
+      Session* s = session();
+      if (s == nullptr || !s->writer.DumpDeleted()) {
+        ExplainIgnoredLoad(option_string);
+        return JNI_OK;  // the agent runs (another load's), and that load keeps the library mapped
+      }
+      Log(LogLevel::kWarn, "%s, the dump of the running session, was deleted: stopping that session and starting a "
+          "new one", PrintablePath(s->writer.dump_path()).c_str());
+      StopActive(lock, budget, StopCause::kReplaced);
+      phase = lifecycle_.phase();
+    }
+    if (phase != Phase::kDormant) {
+      Log(LogLevel::kWarn, "the JVM is shutting down (the agent is %s); not starting", PhaseName(phase));
+      return failure;
+    }
+    return Start(lock, vm, options, option_string, attach);
+  } catch (...) {
+    Log(LogLevel::kError, "unexpected failure while starting; the agent is disabled");
+    return JNI_OK;
+  }
+}
+
+jint Agent::Start(Lock& lock, JavaVM* vm, const Options& parsed, const std::string& option_string, bool attach) {
+  const jint failure = parsed.strict || attach ? JNI_ERR : JNI_OK;
+  const Claim claim = ClaimProcess();
   if (claim == Claim::kHeldByAnotherCopy) {
     Log(LogLevel::kWarn,
         "another copy of libjitdumpagent already runs in this JVM; this copy (options '%s') stays inactive and "
         "touches no file. Load the agent once (are both -agentpath and JAVA_TOOL_OPTIONS naming it?)",
-        shown.c_str());
-    return;
-  }
-  const AgentState* s = State();
-  if (options == g_active_options) {
-    Log(LogLevel::kInfo, "already loaded in this JVM with the same options; ignoring the second load");
-    return;
-  }
-  Log(LogLevel::kWarn,
-      "already running in this JVM, writing %s with the options it was loaded with ('%s'); the options of this "
-      "load ('%s') are ignored. A JVMTI agent cannot be unloaded or reconfigured: restart the JVM with the "
-      "options you want",
-      s != nullptr ? PrintablePath(s->writer.dump_path()).c_str() : "its dump",
-      Printable(g_active_options, 200).c_str(), shown.c_str());
-}
-
-jint Start(JavaVM* vm, const char* option_text, Mode mode) {
-  const std::string option_string = option_text != nullptr ? option_text : "";
-  Options options;
-  const ParseResult parsed =
-      LoadOptions(option_string, std::getenv(kOptionsEnvironmentVariable), ReadConfigFile, options);
-  SetLogLevel(options.log);
-  if (options.help) {
-    const std::string& help = OptionsHelp();
-    (void)!::write(STDERR_FILENO, help.data(), help.size());
+        Printable(option_string, 200).c_str());
     return JNI_OK;
   }
-  // What a load that writes nothing returns. At JVM start JNI_ERR would stop the JVM: only with
-  // `strict`. A late attach returns JNI_ERR, so `jcmd JVMTI.agent_load` reports a non-zero
-  // return code (scripts/attach then says nothing will be written); the JVM runs on either way.
-  const jint failure = options.strict || mode == Mode::kOnAttach ? JNI_ERR : JNI_OK;
-  if (!parsed.ok()) {
-    for (const OptionError& error : parsed.errors) Log(LogLevel::kError, "%s", FormatOptionError(error).c_str());
-    if (options.strict) {
-      Log(LogLevel::kError, "strict: refusing to start");
-      return JNI_ERR;
-    }
-    Log(LogLevel::kError, "the agent is disabled; the JVM runs on (add 'strict' to stop the JVM instead)");
+  if (claim == Claim::kHeldByThisCopy) {  // a session whose writer never finished still holds it
+    Log(LogLevel::kError, "the previous session of the agent never finished closing (a hung disk?); not starting");
     return failure;
   }
-  const Claim claim = ClaimProcess();
-  if (claim != Claim::kClaimed) {
-    ExplainIgnoredLoad(claim, option_string);
-    return JNI_OK;  // the agent runs (another load's), and that load keeps the library mapped
-  }
-  StartUndo undo;  // from here on every early return disposes the environment and releases the claim
+  StartUndo undo(jvmti_);  // from here on every early return undoes what it did
 
-  jvmtiEnv* jvmti = nullptr;
-  if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_1_2) != JNI_OK || jvmti == nullptr) {
-    Log(LogLevel::kError, "this JVM offers no JVMTI 1.2 environment; the agent is disabled");
-    return failure;
+  if (jvmti_ == nullptr) {
+    jvmtiEnv* jvmti = nullptr;
+    if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_1_2) != JNI_OK || jvmti == nullptr) {
+      Log(LogLevel::kError, "this JVM offers no JVMTI 1.2 environment; the agent is disabled");
+      return failure;
+    }
+    jvmti_ = jvmti;
+    undo.NewEnvironment();
   }
-  undo.SetEnvironment(jvmti);
+  vm_ = vm;
   jvmtiCapabilities required{};
   required.can_generate_compiled_method_load_events = 1;
-  if (jvmti->AddCapabilities(&required) != JVMTI_ERROR_NONE) {
+  if (jvmti_->AddCapabilities(&required) != JVMTI_ERROR_NONE) {
     Log(LogLevel::kError, "the JVM refused can_generate_compiled_method_load_events; the agent is disabled");
     return failure;
   }
-  bool lines = options.lines || options.inline_info;
+  bool lines = parsed.lines || parsed.inline_info;
   if (lines) {
     jvmtiCapabilities line_caps{};
     line_caps.can_get_line_numbers = 1;
     line_caps.can_get_source_file_name = 1;
     jvmtiJlocationFormat format;
-    if (jvmti->GetJLocationFormat(&format) != JVMTI_ERROR_NONE || format != JVMTI_JLOCATION_JVMBCI ||
-        jvmti->AddCapabilities(&line_caps) != JVMTI_ERROR_NONE) {
+    if (jvmti_->GetJLocationFormat(&format) != JVMTI_ERROR_NONE || format != JVMTI_JLOCATION_JVMBCI ||
+        jvmti_->AddCapabilities(&line_caps) != JVMTI_ERROR_NONE) {
       Log(LogLevel::kWarn, "this JVM offers no line numbers; writing the dump without source lines");
       lines = false;
     }
   }
 
-  for (std::string* path : {&options.dir, &options.perfmap_dir}) *path = ExpandPid(*path, static_cast<uint32_t>(::getpid()));
-  // Freed on every failure below (nothing outside reaches it before g_state is set).
-  std::unique_ptr<AgentState> state(new (std::nothrow) AgentState(options));
-  if (state == nullptr) {
+  const uint32_t pid = static_cast<uint32_t>(::getpid());
+  Options options = parsed;
+  for (std::string* path : {&options.dir, &options.perfmap_dir}) *path = ExpandPid(*path, pid);
+  // Freed on every failure below (nothing outside reaches it before the lifecycle has it).
+  std::unique_ptr<Session> session(new (std::nothrow) Session(options, lifecycle_));
+  if (session == nullptr) {
     Log(LogLevel::kError, "out of memory while starting; the agent is disabled");
     return failure;
   }
-  AgentState* s = state.get();
-  s->jvmti = jvmti;
+  Session* s = session.get();
+  s->jvmti = jvmti_;
   s->vm = vm;
-  s->pid = static_cast<uint32_t>(::getpid());
-  s->naming = new (std::nothrow) JvmtiLoadNaming(jvmti, s->options, lines, lines && options.lines, s->stats);
+  s->pid = pid;
+  s->attached = attach;
+  s->naming.reset(new (std::nothrow) JvmtiLoadNaming(jvmti_, s->options, lines, lines && options.lines, s->stats));
   if (s->naming == nullptr || !s->queue.lock_free()) {
     Log(LogLevel::kError, "cannot set up the record queue; the agent is disabled");
     return failure;
   }
-  if (ResolveInWriter(jvmti, options.resolve)) {
+  if (ResolveInWriter(jvmti_, options.resolve)) {
     // Null (no memory) leaves every load resolved in its callback.
-    s->hand_off.SetResolver(new (std::nothrow) JvmResolver(vm, jvmti, s->options, lines, lines && options.lines,
-                                                           s->stats));
+    s->resolver.reset(new (std::nothrow) JvmResolver(vm, jvmti_, s->options, lines, lines && options.lines, s->stats));
   }
+  lifecycle_.SetResolver(s->resolver.get());
+  s->stats.bounds = {options.cache_entries, options.budget_bytes, RecordQueue::kMaxQueueNodes,
+                     EventBlocks::kMaxPooledBytes, CodeHistory::kMaxSpans, LiveCode::kMaxEntries,
+                     Writer::kMaxHeldIntrinsics, EffectiveMaxSize(options.max_size, attach)};
+  s->writer.SetMaxSize(s->stats.bounds.dump_bytes);
+  const uint64_t start_time = MonotonicNanos();
+  if (options.stop_after_s != 0) s->writer.SetDeadline(start_time + options.stop_after_s * 1000000000ull);
   struct timespec now {};
   ::clock_gettime(CLOCK_REALTIME, &now);
   s->start_realtime_ns = static_cast<int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
-  if (!s->writer.Open(s->pid, MonotonicNanos())) return failure;  // said why; nothing to write to
+  if (!s->writer.Open(pid, start_time)) return failure;  // said why; nothing to write to
   HoldStatsDirectory(s);
+  s->writer.SetHooks([this, s](StopCause cause) { return StopFromWriter(s, cause); }, [this, s] { SessionEnded(s); });
   bool started = false;
   {
     // The writer must never take process-directed signals (SIGTERM, SIGINT, SIGQUIT...) that
@@ -262,98 +381,184 @@ jint Start(JavaVM* vm, const char* option_text, Mode mode) {
     s->writer.Abandon();
     return failure;
   }
-  g_active_options = option_string;
+  // The session runs: from here on it ends as every session does (a stop), never by the undo.
   undo.Done();
-  g_state.store(state.release(), std::memory_order_release);
+  (void)session.release();
+  active_options_ = option_string;
+  (void)lifecycle_.Start(s);
 
-  const jvmtiError error = EnableEvents(*s);
+  const jvmtiError error = EnableEvents(*s, VMDeathHook);
   if (error != JVMTI_ERROR_NONE) {
     Log(LogLevel::kError, "enabling JVMTI events failed (error %d); the agent is disabled", error);
-    // The library may be unloaded after a failed attach: stop every callback from reaching us.
-    jvmtiEventCallbacks none{};
-    jvmti->SetEventCallbacks(&none, sizeof none);
-    s->hand_off.Close();
-    s->writer.Finish(MonotonicNanos(), 2000);
-    if (mode == Mode::kOnAttach) return JNI_OK;  // keep the library mapped; nothing else runs
-    return failure;
+    StopActive(lock, WaitBudget(), StopCause::kFailedStart);
+    // A failed attach would have the library unloaded; the JVM keeps it mapped (-z nodelete),
+    // but nothing of it runs now either way.
+    return attach ? JNI_OK : failure;
   }
-  if (mode == Mode::kOnAttach) {
-    s->hand_off.BeginDeferring();  // live already: no VMInit comes
+  if (attach) {
+    lifecycle_.BeginDeferring();  // live already: no VMInit comes
     ReplayExistingCode(*s);
   }
   return JNI_OK;
 }
 
-}  // namespace
-
-AgentState* State() { return g_state.load(std::memory_order_acquire); }
-
-namespace {
-
-uint64_t EventsSeen(const AgentState* s) {
-  return s->stats.compiled_method_load.Get() + s->stats.dynamic_code_generated.Get() +
-         s->stats.compiled_method_unload.Get();
-}
-
-// HotSpot checks that an event is enabled, builds its compile_info and only then calls us: an
-// event the ServiceThread took up before the phase turned DEAD can reach a callback after
-// Agent_OnUnload began (seen: one load in five javac runs). Before refusing events, wait until
-// none has arrived and none is in flight for kQuietMs (at most kMaxWaitMs in all).
-void AwaitQuiet(const AgentState* s) {
-  constexpr int kQuietMs = 5;
-  constexpr int kMaxWaitMs = 200;
-  uint64_t seen = EventsSeen(s);
-  for (int waited = 0, quiet = 0; waited < kMaxWaitMs && quiet < kQuietMs; ++waited) {
-    ::usleep(1000);
-    const uint64_t now = EventsSeen(s);
-    const bool idle = now == seen && s->hand_off.in_flight() == 0;
-    quiet = idle ? quiet + 1 : 0;
-    seen = now;
-  }
-}
-
-// Refuses further events, waits for callbacks in flight and closes the files.
-void CloseOutput(AgentState* s) {
-  if (s->hand_off.closed()) return;
-  AwaitQuiet(s);
-  if (!s->hand_off.Close()) return;
-  // Let callbacks already inside the agent finish queueing their events (bounded wait).
-  (void)s->hand_off.AwaitIdle(2000);
-  s->writer.Finish(MonotonicNanos(), 5000);
-}
-
-}  // namespace
-
-jint OnLoad(JavaVM* vm, char* options) noexcept {
-  try {
-    return Start(vm, options, Mode::kOnLoad);
-  } catch (...) {
-    Log(LogLevel::kError, "unexpected failure while starting; the agent is disabled");
+jint Agent::StopRequested(Lock& lock, const WaitBudget& budget) {
+  Phase phase = lifecycle_.phase();
+  if (Active(phase)) {
+    const std::string dump = session()->writer.dump_path();
+    StopActive(lock, budget, StopCause::kRequested);
+    Log(LogLevel::kInfo, "stopped: %s is closed; the agent is dormant until a load with options",
+        PrintablePath(dump).c_str());
     return JNI_OK;
   }
+  if (phase == Phase::kStopping) {  // stopping on its own: the stop returns once it has
+    lock.unlock();
+    phase = lifecycle_.AwaitPhaseOtherThan(Phase::kStopping, budget.RemainingMs());
+    Log(LogLevel::kInfo, "the session was already stopping; the agent is %s", PhaseName(phase));
+    return JNI_OK;
+  }
+  Log(LogLevel::kInfo, "no session is running (the agent is %s); nothing to stop", PhaseName(phase));
+  return JNI_OK;
 }
 
-jint OnAttach(JavaVM* vm, char* options) noexcept {
-  try {
-    return Start(vm, options, Mode::kOnAttach);
-  } catch (...) {
-    Log(LogLevel::kError, "unexpected failure while attaching; the agent is disabled");
-    return JNI_OK;
+void Agent::StopActive(Lock& lock, const WaitBudget& budget, StopCause cause) {
+  Session* s = session();
+  if (s == nullptr || !Active(lifecycle_.phase())) return;
+  // HotSpot stops building the events (its own cost of them goes with them) ...
+  const jvmtiError disabled = DisableEvents(jvmti_);
+  if (disabled != JVMTI_ERROR_NONE) {
+    Log(LogLevel::kWarn, "disabling the JVMTI events failed (error %d); the session stops all the same", disabled);
+  }
+  // ... but may still deliver one it took up before: those are taken and written.
+  AwaitQuiet(*s, budget);
+  s->stats.stop_cause.store(static_cast<int>(cause));
+  s->freed_by_stopper.store(true);  // SessionEnded leaves the freeing to this thread
+  (void)lifecycle_.BeginStop();
+  lock.unlock();
+  (void)lifecycle_.AwaitIdle(budget.RemainingMs());
+  s->writer.Finish(MonotonicNanos(), budget.RemainingMs(), /*sync=*/true);
+  const bool finished = s->writer.finished();
+  // A writer stuck in a write (a hung mount) still holds records nobody will write: each counts
+  // as lost to the stall, so the stats still account for every code blob.
+  if (!finished) s->stats.lost_writer_stalled.Add(s->stats.Unaccounted());
+  WriteStats(s);
+  EndStop(s);  // done already by the writer's end (SessionEnded), unless it stalled
+  lock.lock();
+  if (!finished) return;  // its thread may still run: never freed
+  if (lifecycle_.AwaitIdle(budget.RemainingMs())) {
+    delete s;
+  } else {
+    std::lock_guard<std::mutex> retired(retired_mutex_);
+    retired_.push_back(s);
   }
 }
 
-void OnUnload(JavaVM*) noexcept {
+bool Agent::StopFromWriter(Session* s, StopCause cause) {
+  Lock lock(transition_, std::try_to_lock);
+  if (!lock.owns_lock()) return false;  // a start, stop or VM death is deciding: asked again next poll
+  if (session() != s || !Active(lifecycle_.phase())) return false;  // another transition ends it
+  // Disabling events needs a thread the JVM knows: the writer is one while it resolves loads,
+  // else it attaches for this.
+  JNIEnv* env = nullptr;
+  const bool attach_here = vm_->GetEnv(reinterpret_cast<void**>(&env), JNI_VERSION_1_6) != JNI_OK;
+  if (attach_here) {
+    char name[] = "jitdumpagent writer";
+    JavaVMAttachArgs args{JNI_VERSION_1_6, name, nullptr};
+    if (vm_->AttachCurrentThreadAsDaemon(reinterpret_cast<void**>(&env), &args) != JNI_OK) return false;
+  }
+  const jvmtiError disabled = DisableEvents(jvmti_);
+  if (attach_here) vm_->DetachCurrentThread();
+  if (disabled != JVMTI_ERROR_NONE) {
+    Log(LogLevel::kWarn, "disabling the JVMTI events failed (error %d); the session stops all the same", disabled);
+  }
+  if (cause == StopCause::kStopAfter) {
+    Log(LogLevel::kInfo, "stop_after=%u s has passed: stopping the session writing %s", s->options.stop_after_s,
+        PrintablePath(s->writer.dump_path()).c_str());
+  }
+  AwaitQuiet(*s, WaitBudget());
+  s->stats.stop_cause.store(static_cast<int>(cause));
+  return lifecycle_.BeginStop();
+}
+
+void Agent::EndStop(Session* s) { (void)lifecycle_.EndStop(s, [] { ReleaseProcess(); }); }
+
+void Agent::SessionEnded(Session* s) {
+  // A session that stopped on its own writes its stats here; the thread that stops one writes
+  // them itself (StopActive), and so does Agent_OnUnload at VM death, from the JVM's thread.
+  if (!s->freed_by_stopper.load() && lifecycle_.phase() == Phase::kStopping) WriteStats(s);
+  EndStop(s);
+  if (s->freed_by_stopper.load()) return;  // the stopper joins this thread and frees the session
+  if (lifecycle_.session() == s) return;   // VM death closed the agent: the session stays
+  // A stop of its own (stop_after=, a deleted dump): nobody joins this thread. The session goes
+  // once no callback can reach it; this thread touches nothing of it afterwards.
+  s->writer.DetachThread();
+  if (lifecycle_.AwaitIdle(1000)) {
+    delete s;
+  } else {
+    std::lock_guard<std::mutex> lock(retired_mutex_);
+    retired_.push_back(s);
+  }
+}
+
+void Agent::VMDeath() noexcept {
   try {
-    AgentState* s = State();
-    if (s == nullptr) return;
-    CloseOutput(s);  // VMDeath (just before, on this thread) replayed the stubs; now close
-    (void)s->hand_off.AwaitIdle(1000);
+    if (!exit_budget_) exit_budget_.emplace();
+    const WaitBudget& budget = *exit_budget_;
+    Lock lock(transition_, std::defer_lock);
+    (void)lock.try_lock_for(milliseconds(budget.RemainingMs()));  // stuck past the budget: go on without
+    Phase phase = lifecycle_.phase();
+    if (phase == Phase::kStopping) {
+      // A stop under way finishes first (within the budget), or VM death closes the agent with it.
+      if (lock.owns_lock()) lock.unlock();
+      (void)lifecycle_.AwaitPhaseOtherThan(Phase::kStopping, budget.RemainingMs());
+      (void)lock.try_lock_for(milliseconds(budget.RemainingMs()));
+      phase = lifecycle_.phase();
+    }
+    if (Active(phase)) {
+      Session* s = session();
+      s->stats.stop_cause.store(static_cast<int>(StopCause::kVmDeath));
+      HandleVMDeath(*s, budget);  // kDying, then kDead
+    } else {
+      (void)lifecycle_.CloseJvm(budget.RemainingMs());  // dormant or a stop unfinished: kClosed
+    }
+  } catch (...) {
+  }
+}
+
+void Agent::Unload() noexcept {
+  try {
+    if (!exit_budget_) exit_budget_.emplace();
+    const WaitBudget& budget = *exit_budget_;
+    Lock lock(transition_, std::defer_lock);
+    (void)lock.try_lock_for(milliseconds(budget.RemainingMs()));
+    Session* s = session();
+    if (s == nullptr) {
+      (void)lifecycle_.Close();
+      return;
+    }
+    if (lifecycle_.closed() && s->writer.finished()) return;  // Agent_OnUnload of another load
+    if (!lifecycle_.closed()) {
+      // VMDeath (just before, on this thread) replayed the stubs; events are disabled now, but a
+      // callback HotSpot began may still come: wait for quiet, then refuse events.
+      AwaitQuiet(*s, budget);
+      (void)lifecycle_.Close();
+    }
+    // Let callbacks already inside the agent finish queueing their events (bounded wait).
+    (void)lifecycle_.AwaitIdle(budget.RemainingMs());
+    s->writer.Finish(MonotonicNanos(), budget.RemainingMs());
     // A writer stuck in a write (a hung mount) still holds records nobody will write: each
     // counts as lost to the stall, so the stats still account for every code blob.
     if (!s->writer.finished()) s->stats.lost_writer_stalled.Add(s->stats.Unaccounted());
     WriteStats(s);
+    ReleaseProcess();  // the claim's descriptor too
   } catch (...) {
   }
 }
+
+jint OnLoad(JavaVM* vm, char* options) noexcept { return TheAgent().Load(vm, options, /*attach=*/false); }
+
+jint OnAttach(JavaVM* vm, char* options) noexcept { return TheAgent().Load(vm, options, /*attach=*/true); }
+
+void OnUnload(JavaVM*) noexcept { TheAgent().Unload(); }
 
 }  // namespace jitdump_agent

@@ -1,9 +1,10 @@
-// JVMTI glue: the event callbacks (callbacks.h): count each event, take the hand-off's ticket,
-// copy what is valid only now into one code event, queue it.
+// JVMTI glue: the event callbacks (callbacks.h): take the lifecycle's ticket, count each event
+// in its session, copy what is valid only now into one code event, queue it.
 #include "agent/callbacks.h"
 
 #include <unistd.h>
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -29,10 +30,10 @@ uint32_t CurrentTid() {
   return t_tid;
 }
 
-// Counts the event; false when the hand-off refused it because the agent has closed (a refused
-// code blob is counted as lost, so that for every kind events seen == written + duplicates +
-// lost).
-bool Count(AgentState& s, const HandOff::Ticket& ticket, Counter Stats::*event_counter, bool carries_code) {
+// Counts the event; false when the lifecycle refused it because the session is stopping or the
+// agent has closed (a refused code blob is counted as lost, so that for every kind events seen
+// == written + duplicates + lost).
+bool Count(Session& s, const Lifecycle::Ticket& ticket, Counter Stats::*event_counter, bool carries_code) {
   (s.stats.*event_counter).Add();
   if (t_replaying) s.stats.replayed_events.Add();
   if (ticket.accepted()) return true;
@@ -45,7 +46,7 @@ bool Count(AgentState& s, const HandOff::Ticket& ticket, Counter Stats::*event_c
 thread_local std::vector<ScopePc> t_pcs;
 thread_local std::vector<ScopeFrame> t_frames;
 
-void QueueCompiledLoad(AgentState& s, bool defer, uint64_t timestamp, jmethodID method, jint code_size,
+void QueueCompiledLoad(Session& s, bool defer, uint64_t timestamp, jmethodID method, jint code_size,
                        const void* code_addr, const void* compile_info) {
   JvmtiLoadNaming& naming = *s.naming;
   CodeBlob blob;
@@ -76,7 +77,7 @@ void QueueCompiledLoad(AgentState& s, bool defer, uint64_t timestamp, jmethodID 
   {
     // VMDeath waits for this scope before it returns, so the lookups below do not see the JVM
     // die halfway (scopes entered after that still try: JVMTI answers until the phase is DEAD).
-    const HandOff::JvmScope jvm = s.hand_off.EnterJvm();
+    const Lifecycle::JvmScope jvm = s.lifecycle.EnterJvm();
     auto lock = naming.cache.Lock();
     naming.cache.BeginCallback();
     const LoadNames names = naming.namer.Name(
@@ -86,37 +87,50 @@ void QueueCompiledLoad(AgentState& s, bool defer, uint64_t timestamp, jmethodID 
   if (event != nullptr) s.queue.Push(event);
 }
 
+// The process's lifecycle (EnableEvents sets it; it is never freed) and the agent's VMDeath.
+std::atomic<Lifecycle*> g_lifecycle{nullptr};
+std::atomic<void (*)()> g_vm_death{nullptr};
+
 void JNICALL OnCompiledMethodLoad(jvmtiEnv*, jmethodID method, jint code_size, const void* code_addr,
                                   jint /*map_length*/, const jvmtiAddrLocationMap* /*map*/,
                                   const void* compile_info) {
   const uint64_t timestamp = MonotonicNanos();
-  if (AgentState* s = State()) HandleCompiledMethodLoad(*s, timestamp, method, code_size, code_addr, compile_info);
+  if (Lifecycle* l = g_lifecycle.load(std::memory_order_acquire)) {
+    HandleCompiledMethodLoad(*l, timestamp, method, code_size, code_addr, compile_info);
+  }
 }
 
 void JNICALL OnDynamicCodeGenerated(jvmtiEnv*, const char* name, const void* address, jint length) {
   const uint64_t timestamp = MonotonicNanos();
-  if (AgentState* s = State()) HandleDynamicCodeGenerated(*s, timestamp, name, address, length);
+  if (Lifecycle* l = g_lifecycle.load(std::memory_order_acquire)) {
+    HandleDynamicCodeGenerated(*l, timestamp, name, address, length);
+  }
 }
 
 void JNICALL OnCompiledMethodUnload(jvmtiEnv*, jmethodID method, const void* code_addr) {
   const uint64_t timestamp = MonotonicNanos();
-  if (AgentState* s = State()) HandleCompiledMethodUnload(*s, timestamp, method, code_addr);
+  if (Lifecycle* l = g_lifecycle.load(std::memory_order_acquire)) {
+    HandleCompiledMethodUnload(*l, timestamp, method, code_addr);
+  }
 }
 
 // The JVM can now run the Java code that attaching a thread needs.
 void JNICALL OnVMInit(jvmtiEnv*, JNIEnv*, jthread) {
-  if (AgentState* s = State()) HandleVMInit(*s);
+  if (Lifecycle* l = g_lifecycle.load(std::memory_order_acquire)) HandleVMInit(*l);
 }
 
 void JNICALL OnVMDeath(jvmtiEnv*, JNIEnv*) {
-  if (AgentState* s = State()) HandleVMDeath(*s);
+  if (void (*vm_death)() = g_vm_death.load(std::memory_order_acquire)) vm_death();
 }
 
 }  // namespace
 
-void HandleCompiledMethodLoad(AgentState& s, uint64_t timestamp, jmethodID method, jint code_size,
+void HandleCompiledMethodLoad(Lifecycle& lifecycle, uint64_t timestamp, jmethodID method, jint code_size,
                               const void* code_addr, const void* compile_info) {
-  const HandOff::Ticket ticket = s.hand_off.Enter(/*compiled_load=*/true);
+  const Lifecycle::Ticket ticket = lifecycle.Enter(/*compiled_load=*/true);
+  Session* session = static_cast<Session*>(ticket.session());
+  if (session == nullptr) return;  // dormant: no session takes it
+  Session& s = *session;
   if (!Count(s, ticket, &Stats::compiled_method_load, /*carries_code=*/true)) return;
   // The thread CPU clock is a system call (about 1 µs here): sample one load in 16.
   const bool measure_cpu = !s.options.stats.empty() && (t_cpu_sample++ % kCpuSampleEvery) == 0;
@@ -134,9 +148,12 @@ void HandleCompiledMethodLoad(AgentState& s, uint64_t timestamp, jmethodID metho
   }
 }
 
-void HandleDynamicCodeGenerated(AgentState& s, uint64_t timestamp, const char* name, const void* address,
+void HandleDynamicCodeGenerated(Lifecycle& lifecycle, uint64_t timestamp, const char* name, const void* address,
                                 jint length) {
-  const HandOff::Ticket ticket = s.hand_off.Enter(/*compiled_load=*/false);
+  const Lifecycle::Ticket ticket = lifecycle.Enter(/*compiled_load=*/false);
+  Session* session = static_cast<Session*>(ticket.session());
+  if (session == nullptr) return;
+  Session& s = *session;
   if (!Count(s, ticket, &Stats::dynamic_code_generated, /*carries_code=*/length > 0)) return;
   if (length <= 0) {  // nothing a sample could land in
     s.stats.empty_blobs.Add();
@@ -166,8 +183,11 @@ void HandleDynamicCodeGenerated(AgentState& s, uint64_t timestamp, const char* n
   s.stats.dynamic_latency.Record(MonotonicNanos() - timestamp);
 }
 
-void HandleCompiledMethodUnload(AgentState& s, uint64_t timestamp, jmethodID method, const void* code_addr) {
-  const HandOff::Ticket ticket = s.hand_off.Enter(/*compiled_load=*/false);
+void HandleCompiledMethodUnload(Lifecycle& lifecycle, uint64_t timestamp, jmethodID method, const void* code_addr) {
+  const Lifecycle::Ticket ticket = lifecycle.Enter(/*compiled_load=*/false);
+  Session* session = static_cast<Session*>(ticket.session());
+  if (session == nullptr) return;
+  Session& s = *session;
   if (!Count(s, ticket, &Stats::compiled_method_unload, /*carries_code=*/false)) return;
   try {
     // Never dereference code_addr or ask JVMTI about `method` here: both may be gone. The id
@@ -184,14 +204,14 @@ void HandleCompiledMethodUnload(AgentState& s, uint64_t timestamp, jmethodID met
   s.stats.unload_latency.Record(MonotonicNanos() - timestamp);
 }
 
-void HandleVMInit(AgentState& s) {
+void HandleVMInit(Lifecycle& lifecycle) {
   try {
-    s.hand_off.BeginDeferring();
+    lifecycle.BeginDeferring();
   } catch (...) {
   }
 }
 
-void HandleVMDeath(AgentState& s) {
+void HandleVMDeath(Session& s, const WaitBudget& budget) {
   try {
     // HotSpot never posts some blobs live (InlineCacheBuffer, jni_fast_Get*Field, ...). A replay
     // now reports every non-nmethod blob; the writer keeps only those covering addresses nothing
@@ -201,19 +221,20 @@ void HandleVMDeath(AgentState& s) {
     t_replaying = false;
     // Loads from now on are resolved in their callbacks; the deferred ones are resolved by the
     // writer now, while JVMTI still answers (after VMDeath it returns WRONG_PHASE).
-    if (!s.hand_off.StopDeferring(2000)) {
-      Log(LogLevel::kWarn, "the writer did not resolve its queued loads within 2 s (slow disk?); the loads it "
-          "has not resolved when this callback returns are written as [unknown Java method]");
+    if (!s.lifecycle.StopDeferring(budget.RemainingMs())) {
+      Log(LogLevel::kWarn, "the writer did not resolve its queued loads within the %u ms the JVM waits for the "
+          "agent (slow disk?); the loads it has not resolved when this callback returns are written as "
+          "[unknown Java method]", kJvmWaitBudgetMs);
     }
     // Once this callback returns HotSpot turns the phase DEAD and JVMTI refuses name lookups: wait
     // for the lookups under way (a load the ServiceThread is naming), and keep the writer from
     // calling into the JVM from now on.
-    (void)s.hand_off.CloseJvm(1000);
+    (void)s.lifecycle.CloseJvm(budget.RemainingMs());
     // Loads HotSpot still posts once the phase is DEAD are mostly recompilations of methods the
     // writer has named before: its cache goes to the callbacks', whose lookups JVMTI refuses then.
-    // (If the writer missed the 2 s above it may still be resolving: both caches are locked.)
-    LoadResolver* resolver = s.hand_off.resolver();
-    if (resolver != nullptr && s.naming != nullptr) resolver->HandNamesTo(s.naming->cache);
+    // (If the writer ran out of budget above it may still be resolving: both caches are locked.)
+    LoadResolver* resolver = s.lifecycle.resolver();
+    if (resolver != nullptr && s.naming != nullptr) resolver->HandNamesTo(s.naming->cache, budget.RemainingMs());
     // The files are closed in Agent_OnUnload, which HotSpot calls right after VMDeath on this
     // thread on every exit path that posts VMDeath. Closing here would refuse the loads the
     // ServiceThread still delivers while this callback runs (observed: dozens) and any event it
@@ -223,24 +244,39 @@ void HandleVMDeath(AgentState& s) {
   }
 }
 
-jvmtiError EnableEvents(AgentState& state) {
+namespace {
+constexpr jvmtiEvent kEvents[] = {JVMTI_EVENT_DYNAMIC_CODE_GENERATED, JVMTI_EVENT_COMPILED_METHOD_LOAD,
+                                  JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH};
+}  // namespace
+
+jvmtiError EnableEvents(Session& session, void (*vm_death)()) {
+  g_lifecycle.store(&session.lifecycle, std::memory_order_release);
+  g_vm_death.store(vm_death, std::memory_order_release);
   jvmtiEventCallbacks callbacks{};
   callbacks.CompiledMethodLoad = OnCompiledMethodLoad;
   callbacks.CompiledMethodUnload = OnCompiledMethodUnload;
   callbacks.DynamicCodeGenerated = OnDynamicCodeGenerated;
   callbacks.VMInit = OnVMInit;
   callbacks.VMDeath = OnVMDeath;
-  jvmtiError error = state.jvmti->SetEventCallbacks(&callbacks, sizeof callbacks);
+  jvmtiError error = session.jvmti->SetEventCallbacks(&callbacks, sizeof callbacks);
   if (error != JVMTI_ERROR_NONE) return error;
-  for (jvmtiEvent event : {JVMTI_EVENT_DYNAMIC_CODE_GENERATED, JVMTI_EVENT_COMPILED_METHOD_LOAD,
-                           JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH}) {
-    error = state.jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
+  for (jvmtiEvent event : kEvents) {
+    error = session.jvmti->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
     if (error != JVMTI_ERROR_NONE) return error;
   }
   return JVMTI_ERROR_NONE;
 }
 
-void ReplayExistingCode(AgentState& state) {
+jvmtiError DisableEvents(jvmtiEnv* jvmti) {
+  jvmtiError first = JVMTI_ERROR_NONE;
+  for (jvmtiEvent event : kEvents) {
+    const jvmtiError error = jvmti->SetEventNotificationMode(JVMTI_DISABLE, event, nullptr);
+    if (first == JVMTI_ERROR_NONE) first = error;
+  }
+  return first;
+}
+
+void ReplayExistingCode(Session& state) {
   t_replaying = true;
   const jvmtiError stubs = state.jvmti->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
   const jvmtiError methods = state.jvmti->GenerateEvents(JVMTI_EVENT_COMPILED_METHOD_LOAD);

@@ -126,20 +126,4 @@ ParseResult LoadOptions(std::string_view command_line, const char* environment, 
   return result;
 }
 
-std::string ExpandPid(std::string_view text, uint32_t pid) {
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 1 < text.size() && text[i + 1] == 'p') {
-      out += std::to_string(pid);
-      ++i;
-    } else if (text[i] == '%' && i + 1 < text.size() && text[i + 1] == '%') {
-      out.push_back('%');
-      ++i;
-    } else {
-      out.push_back(text[i]);
-    }
-  }
-  return out;
-}
-
 }  // namespace jitdump_agent

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "agent/options.h"
+#include "jitdump/text.h"
 
 namespace jitdump_agent {
 
@@ -34,7 +35,7 @@ using ConfigReader = std::string (*)(const std::string& path, std::string* conte
 ParseResult LoadOptions(std::string_view command_line, const char* environment, ConfigReader read_file,
                         Options& options);
 
-// Replaces "%p" with the pid and "%%" with "%".
-std::string ExpandPid(std::string_view text, uint32_t pid);
+// "%p" in a path option is the JVM's pid (jitdump/text.h: the report expands it the same way).
+using jitdump::ExpandPid;
 
 }  // namespace jitdump_agent

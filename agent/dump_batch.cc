@@ -66,6 +66,19 @@ std::span<const struct iovec> DumpBatch::Iovecs() {
   return iov_;
 }
 
+void DumpBatch::Rollback(const Mark& mark) {
+  buffer_.resize(mark.buffer);
+  pieces_.resize(mark.pieces);
+  totals_ = mark.totals;
+}
+
+void DumpBatch::Release() {
+  std::vector<uint8_t>().swap(buffer_);
+  std::vector<Piece>().swap(pieces_);
+  std::vector<struct iovec>().swap(iov_);
+  totals_ = Totals();
+}
+
 void DumpBatch::Clear() {
   buffer_.clear();
   pieces_.clear();

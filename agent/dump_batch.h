@@ -40,9 +40,19 @@ class DumpBatch {
   bool full() const { return totals_.loads >= kMaxLoads || buffer_.size() >= kMaxBufferBytes; }
   bool empty() const { return totals_.loads == 0; }
   const Totals& totals() const { return totals_; }
+  // What the batch holds now, to take back the loads added after it (a load past max_size=).
+  struct Mark {
+    size_t buffer = 0;
+    size_t pieces = 0;
+    Totals totals;
+  };
+  Mark mark() const { return {buffer_.size(), pieces_.size(), totals_}; }
+  void Rollback(const Mark& mark);
   // Everything added, in order, as one write appends it.
   std::span<const struct iovec> Iovecs();
   void Clear();
+  // Clear, and gives the buffers' memory back (the session is over).
+  void Release();
 
  private:
   // Encoded bytes [offset, offset + size) of the buffer, then `code_size` bytes at `code`.

@@ -8,10 +8,13 @@ namespace jitdump_agent {
 
 EventBlocks::EventBlocks() = default;
 
-EventBlocks::~EventBlocks() {
-  for (FreeList& list : free_) {
+void EventBlocks::Release() {
+  for (int cls = 0; cls < kClasses; ++cls) {
     void* block = nullptr;
-    while (list.blocks.pop(block)) std::free(block);
+    while (free_[cls].blocks.pop(block)) {
+      pooled_bytes_.fetch_sub(size_t{1} << (cls + kMinShift), std::memory_order_relaxed);
+      std::free(block);
+    }
   }
 }
 

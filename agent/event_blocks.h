@@ -26,7 +26,7 @@ class EventBlocks {
   static constexpr uint64_t kMaxPooledBytes = 1 << 20;  // about what the writer drains at a time
 
   EventBlocks();
-  ~EventBlocks();  // frees the pooled blocks
+  ~EventBlocks() { Release(); }
   EventBlocks(const EventBlocks&) = delete;
   EventBlocks& operator=(const EventBlocks&) = delete;
 
@@ -37,6 +37,8 @@ class EventBlocks {
   // Returns a block Take(bytes) handed out.
   void Give(void* block, size_t bytes);
   uint64_t pooled_bytes() const { return pooled_bytes_.load(std::memory_order_relaxed); }
+  // Frees every pooled block (the session is over; its writer frees what it kept).
+  void Release();
 
  private:
   static constexpr int kClasses = kMaxShift - kMinShift + 1;

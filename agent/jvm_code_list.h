@@ -5,7 +5,7 @@
 // output as a Java string: no attach socket, no Java code run. The calling thread must be
 // attached to the JVM (the writer thread) and the JVM live: unlike JVMTI, JMM functions do not
 // check the phase, and a thread entering a JVM that has exited blocks forever. The writer calls
-// it only inside the hand-off's JVM scope (hand_off.h), which VMDeath closes before it returns.
+// it only inside the lifecycle's JVM scope (lifecycle.h), which VMDeath closes before it returns.
 #pragma once
 
 #include <jni.h>

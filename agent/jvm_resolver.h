@@ -1,7 +1,7 @@
 // JVMTI glue: the writer thread's side of deferred loads (load_resolver.h). Attaches the writer
 // thread to the JVM as a daemon (JVMTI answers only threads the JVM knows), resolves each
 // deferred load with a method cache of its own, releases the class pin the callback took, and
-// detaches when the hand-off says nothing deferred can still arrive. Names method-handle
+// detaches when the lifecycle says nothing deferred can still arrive. Names method-handle
 // intrinsics from the JVM's code list (intrinsic_names.h), which only this thread can read.
 #pragma once
 
@@ -33,7 +33,9 @@ class JvmResolver final : public LoadResolver {
     return {name, name == nullptr};
   }
   void Forget(MethodId method) override;
-  void HandNamesTo(MethodCache& cache) override { (void)cache.TakeEntriesOf(naming_.cache); }
+  void HandNamesTo(MethodCache& cache, uint32_t max_wait_ms) override {
+    (void)cache.TakeEntriesOf(naming_.cache, max_wait_ms);
+  }
 
  private:
   JavaVM* const vm_;

@@ -32,6 +32,7 @@ size_t LiveCode::Occupy(uint64_t addr, uint64_t size, std::string_view name, std
     it = live_.erase(it);
     ++displaced;
   }
+  if (live_.size() >= kMaxEntries) return displaced;
   live_[addr] = Entry{size, std::string(name), perf_map_name == name ? std::string() : std::string(perf_map_name)};
   return displaced;
 }

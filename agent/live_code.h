@@ -21,10 +21,18 @@ class LiveCode {
   // names written before, and scratch buffers never hold running code. Anything else is a
   // duplicate when the very same code (address, size, name) is live already.
   bool IsDuplicate(const CodeEvent& load, std::string_view name) const;
+  // Entries kept at most. Each is code at its own address range of the code cache, so HotSpot's
+  // code cache bounds them already (javac keeps ~8,000; a 240 MB cache of the smallest methods
+  // a few hundred thousand); this bound holds whatever the JVM does. Past it new code is not
+  // tracked: it is still written, but its duplicates are not recognised and the perf map's
+  // compaction leaves it out.
+  static constexpr size_t kMaxEntries = 1 << 17;
+
   // The code now at [addr, addr + size); returns how many older entries it displaced.
   size_t Occupy(uint64_t addr, uint64_t size, std::string_view name, std::string_view perf_map_name);
   // The code at `addr` was unloaded: its size, or nullopt when nothing was live there.
   std::optional<uint64_t> Vacate(uint64_t addr);
+  size_t size() const { return live_.size(); }
   // Calls visit(addr, size, perf_map_name) for every live entry, in address order.
   template <typename Visit>
   void ForEach(const Visit& visit) const {

@@ -1,6 +1,6 @@
 // How the writer thread resolves deferred loads: CompiledMethodLoad events the callback copied
 // without naming them (code_event.h). The agent's implementation (jvm_resolver.h) is JVMTI
-// glue: JVMTI answers only threads attached to the JVM. The hand-off (hand_off.h) decides when
+// glue: JVMTI answers only threads attached to the JVM. The lifecycle (lifecycle.h) decides when
 // the writer attaches and detaches; the writer resolves and forgets.
 #pragma once
 
@@ -35,7 +35,8 @@ class LoadResolver {
   virtual void Forget(MethodId method) = 0;
   // Any thread, once the writer resolves no more (VM death): moves the names it resolved into
   // `cache`, so loads posted later are named without asking JVMTI. Best effort, bounded.
-  virtual void HandNamesTo(MethodCache& /*cache*/) {}
+  // Waits at most `max_wait_ms` for the caches' locks.
+  virtual void HandNamesTo(MethodCache& /*cache*/, uint32_t /*max_wait_ms*/) {}
 
  protected:
   ~LoadResolver() = default;

@@ -42,14 +42,14 @@ void MethodCache::Trim(size_t count) {
   }
 }
 
-bool MethodCache::TakeEntriesOf(MethodCache& other) {
+bool MethodCache::TakeEntriesOf(MethodCache& other, uint32_t max_wait_ms) {
   if (&other == this) return false;
   // Bounded: a holder of either lock may be stuck inside the JVM at VM death (CloseJvm gives up
   // on such a lookup after 1 s), and VMDeath must not wait for it forever.
   std::unique_lock<std::mutex> mine(mutex_, std::defer_lock);
   std::unique_lock<std::mutex> theirs(other.mutex_, std::defer_lock);
   for (int attempt = 0; std::try_lock(mine, theirs) != -1; ++attempt) {
-    if (attempt == kTakeAttempts) return false;
+    if (attempt >= kTakeAttempts || static_cast<uint32_t>(attempt) >= max_wait_ms) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   const size_t room = capacity_ - capacity_ / 8;  // BeginCallback starts trimming above this

@@ -84,7 +84,7 @@ class MethodCache {
   // change hands), as many as fit below the trim threshold. Takes both locks (call with neither
   // held), trying for about kTakeAttempts ms; false, and nothing moved, when it could not. For
   // the writer's cache, handed to the callbacks once the writer resolves no more.
-  bool TakeEntriesOf(MethodCache& other);
+  bool TakeEntriesOf(MethodCache& other, uint32_t max_wait_ms = kTakeAttempts);
   static constexpr int kTakeAttempts = 50;
   size_t size() const { return entries_.size(); }
   static constexpr size_t kTrimPerCallback = 8;  // entries shed per callback near the bound

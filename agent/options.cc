@@ -5,14 +5,10 @@
 #include <charconv>
 #include <limits>
 
+#include "jitdump/text.h"
+
 namespace jitdump_agent {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 
 std::optional<bool> ParseBool(std::string_view v) {
   if (v == "on" || v == "true" || v == "yes" || v == "1") return true;
@@ -121,7 +117,8 @@ constexpr OptionSpec kOptions[] = {
      "posts the load resolve (see *Format decisions*)",
      "on, off", [](const OptionValue& v, Options& o) { return SetFlag(v, o.backdate); }},
     {"stats", "stderr|PATH", "–",
-     "JSON statistics at exit: events, records, bytes, lost records by cause, queue high-water marks, method-cache "
+     "JSON statistics when the session ends (a stop, or the JVM's exit): why it ended, events, records, bytes, lost "
+     "records by cause, each long-lived structure's high-water mark and bound, method-cache "
      "lookups, callback wall-time percentiles (all loads, and loads of ≤ 4 KiB of code), the thread CPU time of one "
      "load in 16, loads deferred to the writer, the writer's time per resolved load, its total CPU time and its "
      "sleeps, loads written unnamed (and how many after VM death), method-handle intrinsics named and unnamed",
@@ -172,6 +169,49 @@ constexpr OptionSpec kOptions[] = {
        static const char* const kChoices[] = {"codelist", "off"};
        static constexpr bool kValues[] = {true, false};
        return SetChoice(v, kChoices, kValues, o.intrinsics_from_code_list);
+     }},
+    {"stop", "", "off",
+     "stop the agent's active session: events off (HotSpot's own cost goes too), the dump closed with its CLOSE "
+     "record, every descriptor closed, its thread gone, its stats written; a later load with options starts a new "
+     "one (`jitdump-attach PID stop`, see *Sessions*)",
+     "on, off",
+     [](const OptionValue& v, Options& o) {
+       if (v.present) return SetFlag(v, o.stop);
+       o.stop = true;
+       return true;
+     }},
+    {"stop_after", "SECONDS|off", "off",
+     "the session stops itself this many seconds after it started, as `stop` would (the deadline a visit carries, "
+     "so it ends even if whoever started it dies)",
+     "a number of seconds from 1 to 31536000, or off",
+     [](const OptionValue& v, Options& o) {
+       if (const auto b = ParseBool(v.text); b && !*b) {
+         o.stop_after_s = 0;
+         return true;
+       }
+       const auto n = ParseUnsigned(v.text, 31536000);
+       if (!n || *n == 0) return false;
+       o.stop_after_s = static_cast<uint32_t>(*n);
+       return true;
+     }},
+    {"max_size", "SIZE|off|auto", "auto",
+     "the largest dump a session writes (`K`, `M`, `G` suffixes, at least 64K): past it, code is counted as lost "
+     "(`lost.size_cap`) and not written, with one warning; `auto`: 1G for a session started by a late attach, no "
+     "limit for one started with the JVM",
+     "a size of at least 64K (e.g. 512M), off or auto",
+     [](const OptionValue& v, Options& o) {
+       if (v.text == "auto") {
+         o.max_size.reset();
+         return true;
+       }
+       if (const auto b = ParseBool(v.text); b && !*b) {
+         o.max_size = 0;
+         return true;
+       }
+       const auto size = ParseSize(v.text);
+       if (!size || *size < (64u << 10)) return false;
+       o.max_size = *size;
+       return true;
      }},
     {"config", "FILE", "–", "read options from a file (one `key=value` per line, `#` comments)", "a file path",
      [](const OptionValue& v, Options& o) { return SetPath(v, o.config); }},
@@ -285,12 +325,12 @@ ParseResult ParseOptions(std::string_view text, Options& o) {
   ParseResult result;
   while (!text.empty()) {
     const size_t comma = text.find(',');
-    const std::string_view item = Trim(text.substr(0, comma));
+    const std::string_view item = jitdump::TrimSpace(text.substr(0, comma));
     text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
     if (item.empty()) continue;
     const size_t eq = item.find('=');
-    const std::string_view key = Trim(item.substr(0, eq));
-    const OptionValue value{eq != std::string_view::npos ? Trim(item.substr(eq + 1)) : std::string_view(),
+    const std::string_view key = jitdump::TrimSpace(item.substr(0, eq));
+    const OptionValue value{eq != std::string_view::npos ? jitdump::TrimSpace(item.substr(eq + 1)) : std::string_view(),
                       eq != std::string_view::npos};
     const OptionSpec* spec = FindOption(key);
     if (spec == nullptr) {

@@ -33,6 +33,14 @@ enum class ResolveIn {
 
 enum class LogLevel { kError = 0, kWarn = 1, kInfo = 2, kDebug = 3 };
 
+// max_size=auto for a session started by a late attach: visits are meant to be short, and under
+// class churn a dump grows ~2 MB/s (docs/measurements.md), so a forgotten one stops at 1 GiB.
+inline constexpr uint64_t kAttachedMaxSize = 1ull << 30;
+// max_size= as it applies to a session (0: no limit).
+inline uint64_t EffectiveMaxSize(const std::optional<uint64_t>& max_size, bool attached) {
+  return max_size ? *max_size : attached ? kAttachedMaxSize : 0;
+}
+
 struct Options {
   std::string dir;               // output directory; empty: perf's default layout
   bool lines = true;             // JIT_CODE_DEBUG_INFO
@@ -55,6 +63,13 @@ struct Options {
   ResolveIn resolve = ResolveIn::kAuto;
   bool intrinsics_from_code_list = true;  // intrinsics=codelist (intrinsic_names.h)
   std::string config;            // file the options were also read from
+  // The session's life (a visit): stop the active session now (a load of the agent with
+  // `stop`), or let it stop itself after this many seconds (0: never).
+  bool stop = false;
+  uint32_t stop_after_s = 0;
+  // The largest dump a session writes (0: no limit); unset: kAttachedMaxSize for a session
+  // started by a late attach, no limit for one started with the JVM.
+  std::optional<uint64_t> max_size;
 
   bool operator==(const Options&) const = default;
 };

@@ -110,6 +110,7 @@ void PerfMapFile::Discard() {
 void PerfMapFile::Close() {
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
+  dir_ = jitdump::HeldDirectory();  // and the directory's descriptor: a stopped agent holds none
 }
 
 }  // namespace jitdump_agent

@@ -27,7 +27,7 @@ namespace jitdump_agent {
 namespace {
 
 std::atomic<bool> g_this_copy{false};
-int g_socket = -1;  // written only by the claim's holder
+std::atomic<int> g_socket{-1};  // the claim's descriptor (closed exactly once)
 
 // "\0jitdumpagent-<pid>-<32 hex digits of AT_RANDOM>" as a socket address.
 socklen_t ProcessAddress(struct sockaddr_un* address) {
@@ -59,13 +59,13 @@ Claim ClaimProcess() {
     }
     return Claim::kClaimed;  // refused for another reason: this copy's flag is all there is
   }
-  g_socket = fd;
+  g_socket.store(fd);
   return Claim::kClaimed;
 }
 
 void ReleaseProcess() {
-  if (g_socket >= 0) ::close(g_socket);
-  g_socket = -1;
+  const int fd = g_socket.exchange(-1);
+  if (fd >= 0) ::close(fd);
   g_this_copy.store(false);
 }
 

@@ -7,13 +7,14 @@
 namespace jitdump_agent {
 
 enum class Claim {
-  kClaimed,            // this load runs the agent; Release() if it then disables itself
+  kClaimed,            // this load runs the agent; ReleaseProcess() when its session ends
   kHeldByThisCopy,     // this library already runs the agent
   kHeldByAnotherCopy,  // another copy of the library does
 };
 
 Claim ClaimProcess();
-// Gives the claim up again (the agent disabled itself at start-up): a later load may run.
+// Gives the claim up again (the session ended, or the agent disabled itself at start-up): a
+// later load, of this copy or another, may run the agent. Closes the claim's descriptor.
 void ReleaseProcess();
 
 }  // namespace jitdump_agent

@@ -21,7 +21,7 @@ namespace {
 // thousand; class-unloading bursts of tiny unload records reach tens of thousands).
 // Producers wake the writer early once a quarter of the bound is pending.
 constexpr size_t kInitialQueueNodes = 1024;
-constexpr uint64_t kMaxQueueNodes = 65536;
+constexpr uint64_t kMaxQueueNodes = RecordQueue::kMaxQueueNodes;
 constexpr uint64_t kWakeWriterAt = kMaxQueueNodes / 4;
 // The writer sleeps flush_ms between polls; a producer wakes it earlier once this much is
 // pending (a quarter of smaller budgets). Every sleep and wake-up costs the writer tens of µs of
@@ -29,10 +29,6 @@ constexpr uint64_t kWakeWriterAt = kMaxQueueNodes / 4;
 // not for every few loads; one wake-up per drain at most (ArmWake), so a JVM thread calls the
 // handler about once per this many bytes of records.
 constexpr uint64_t kWakeWriterBytes = 256 * 1024;
-
-WarnOnce g_budget_warning;
-WarnOnce g_oversized_warning;
-WarnOnce g_queue_warning;
 
 void SleepMillis(uint32_t ms) {
   struct timespec ts {static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1000000L};
@@ -91,13 +87,13 @@ CodeEvent* RecordQueue::Allocate(size_t tail_size) {
 void RecordQueue::CountBudgetLoss(size_t bytes) {
   stats_.lost_budget.Add();
   if (bytes > budget_) {
-    if (g_oversized_warning.First()) {
+    if (oversized_warning_.First()) {
       Log(LogLevel::kWarn,
           "a record of %zu bytes is larger than the whole record budget of %llu bytes; dropping such records at "
           "once and counting them (raise budget=)",
           bytes, static_cast<unsigned long long>(budget_));
     }
-  } else if (g_budget_warning.First()) {
+  } else if (budget_warning_.First()) {
     if (overflow_ == Overflow::kWait) {
       Log(LogLevel::kWarn,
           "record budget of %llu bytes stayed full for wait_ms=%u; dropping records and counting them (raise "
@@ -132,7 +128,7 @@ bool RecordQueue::Push(CodeEvent* event) {
   }
   if (!pushed) {
     stats_.lost_queue_full.Add();
-    if (g_queue_warning.First()) Log(LogLevel::kWarn, "record queue is full; dropping records and counting them");
+    if (queue_warning_.First()) Log(LogLevel::kWarn, "record queue is full; dropping records and counting them");
     Free(event);
     return false;
   }
@@ -178,6 +174,7 @@ void RecordQueue::FreeAll(std::span<CodeEvent* const> events) {
     blocks_.Give(event, block);
   }
   if (accounted != 0) bytes_.fetch_sub(accounted, std::memory_order_relaxed);
+  stats_.event_pool_high.Offer(blocks_.pooled_bytes());
 }
 
 }  // namespace jitdump_agent

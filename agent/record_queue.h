@@ -16,6 +16,7 @@
 
 #include "agent/code_event.h"
 #include "agent/event_blocks.h"
+#include "agent/log.h"
 #include "agent/options.h"
 #include "agent/stats.h"
 
@@ -23,6 +24,10 @@ namespace jitdump_agent {
 
 class RecordQueue {
  public:
+  // Each pending event holds one queue node; the pool grows on demand up to this many
+  // (record_queue.cc says why).
+  static constexpr uint64_t kMaxQueueNodes = 65536;
+
   RecordQueue(const Options& options, Stats& stats);
   RecordQueue(const RecordQueue&) = delete;
   RecordQueue& operator=(const RecordQueue&) = delete;
@@ -42,6 +47,8 @@ class RecordQueue {
   void FreeAll(std::span<CodeEvent* const> events);
 
   bool lock_free() const { return queue_.is_lock_free(); }
+  // Writer side, once the session is over: frees the recycled event blocks.
+  void ReleasePool() { blocks_.Release(); }
   // Called (from the producing JVM thread) when enough is pending to be worth a write (see
   // kWakeWriterBytes in record_queue.cc), when the queue fills up or when overflow=wait makes a
   // producer wait for room, so the writer drains now instead of at its next poll. The handler
@@ -77,6 +84,10 @@ class RecordQueue {
   std::atomic<uint64_t> bytes_{0};
   std::atomic<uint64_t> records_{0};
   std::atomic<bool> wake_armed_{true};
+  // One warning per session for each way records are dropped.
+  WarnOnce budget_warning_;
+  WarnOnce oversized_warning_;
+  WarnOnce queue_warning_;
   EventBlocks blocks_;
   boost::lockfree::queue<CodeEvent*, boost::lockfree::fixed_sized<false>> queue_;
 };

@@ -53,7 +53,7 @@ uint64_t LatencyHistogram::Percentile(double q) const {
 uint64_t Stats::LostTotal() const {
   return lost_budget.Get() + lost_queue_full.Get() + lost_allocation.Get() + lost_write_error.Get() +
          lost_after_close.Get() + lost_no_output.Get() + lost_unresolved.Get() + lost_writer_error.Get() +
-         lost_writer_stalled.Get();
+         lost_writer_stalled.Get() + lost_size_cap.Get();
 }
 
 uint64_t Stats::Unaccounted() const {
@@ -88,6 +88,14 @@ void AppendField(std::string& out, const char* name, uint64_t value, bool comma 
   out += buf;
 }
 
+// A structure's high-water mark and its bound (0: none set).
+void AppendStructure(std::string& out, const char* name, uint64_t high, uint64_t bound, bool comma) {
+  char buf[128];
+  std::snprintf(buf, sizeof buf, "\"%s\":{\"high_water\":%" PRIu64 ",\"bound\":%" PRIu64 "}%s", name, high, bound,
+                comma ? "," : "");
+  out += buf;
+}
+
 void AppendLatency(std::string& out, const char* name, const LatencyHistogram& h, bool comma) {
   out += "\"";
   out += name;
@@ -103,7 +111,8 @@ void AppendLatency(std::string& out, const char* name, const LatencyHistogram& h
 
 }  // namespace
 
-std::string Stats::ToJson(const std::string& dump_path, const std::string& perfmap_path) const {
+std::string Stats::ToJson(const std::string& dump_path, const std::string& perfmap_path,
+                          const std::string& stop_cause_name) const {
   std::string out = "{\"dump\":";
   AppendJsonString(out, dump_path);
   out += ",\"perfmap\":";
@@ -137,10 +146,24 @@ std::string Stats::ToJson(const std::string& dump_path, const std::string& perfm
   AppendField(out, "no_output", lost_no_output.Get());
   AppendField(out, "unresolved", lost_unresolved.Get());
   AppendField(out, "writer_error", lost_writer_error.Get());
-  AppendField(out, "writer_stalled", lost_writer_stalled.Get(), false);
+  AppendField(out, "writer_stalled", lost_writer_stalled.Get());
+  AppendField(out, "size_cap", lost_size_cap.Get(), false);
   out += "},\"queue\":{";
   AppendField(out, "bytes_high_water", queue_bytes_high.Get());
   AppendField(out, "records_high_water", queue_records_high.Get(), false);
+  out += "},\"structures\":{";
+  AppendStructure(out, "method_cache", method_cache_high.Get(), bounds.method_cache, true);
+  AppendStructure(out, "queue_bytes", queue_bytes_high.Get(), bounds.queue_bytes, true);
+  AppendStructure(out, "queue_records", queue_records_high.Get(), bounds.queue_records, true);
+  AppendStructure(out, "event_pool_bytes", event_pool_high.Get(), bounds.event_pool, true);
+  AppendStructure(out, "code_history_spans", code_history_high.Get(), bounds.code_history, true);
+  AppendStructure(out, "live_code_entries", live_code_high.Get(), bounds.live_code, true);
+  AppendStructure(out, "held_intrinsics", held_intrinsics_high.Get(), bounds.held_intrinsics, true);
+  AppendStructure(out, "dump_bytes", bytes_written.Get(), bounds.dump_bytes, false);
+  out += "},\"session\":{";
+  AppendField(out, "dump_deleted", dump_deleted.Get());
+  out += "\"stopped_by\":";
+  AppendJsonString(out, stop_cause_name);
   out += "},";
   AppendField(out, "lookup_errors", lookup_errors.Get());
   out += "\"unnamed_loads\":{";

@@ -74,7 +74,7 @@ struct Stats {
   Counter lost_write_error;      // the write failed (disk full, I/O error)
   Counter lost_no_output;        // reached a writer whose dump was not open (never created or closed)
   // A deferred load reached a writer that could not resolve it (no resolver, or not attached:
-  // the hand-off rules that out, so this stays 0 unless something is wrong).
+  // the lifecycle rules that out, so this stays 0 unless something is wrong).
   Counter lost_unresolved;
   // The writer failed on a record in a way other than running out of memory (an exception it
   // did not expect); allocation failures there count as lost_allocation.
@@ -82,6 +82,12 @@ struct Stats {
   // The writer did not finish by the JVM's exit (stuck in a write to a hung mount): what it
   // still held, queued or half-written, counted when the stats are taken (Unaccounted).
   Counter lost_writer_stalled;
+  // max_size= was reached: the loads after it are counted here, not written.
+  Counter lost_size_cap;
+  // The dump was deleted while the agent wrote it (link count 0; the session then stops).
+  Counter dump_deleted;
+  // Why the session ended (StopCause of lifecycle.h, as an int: stats.h stays below it).
+  std::atomic<int> stop_cause{0};
   // Writer time to resolve one deferred load (names and lines: the work moved off the JVM thread).
   LatencyHistogram resolve_latency;
   Counter writer_cpu_ns;         // CPU time of the writer thread, all of it, taken when it ends
@@ -128,6 +134,23 @@ struct Stats {
   HighWater queue_bytes_high;
   HighWater queue_records_high;
 
+  // Every structure a session keeps for its whole life, with its high-water mark (above, and
+  // these) and its bound, so a long soak can show each one flat.
+  HighWater event_pool_high;       // recycled event blocks, bytes (event_blocks.h)
+  HighWater code_history_high;     // spans of the code history (code_history.h)
+  HighWater live_code_high;        // entries of the live code set (live_code.h)
+  HighWater held_intrinsics_high;  // intrinsics waiting for a code-list read (writer.h)
+  struct Bounds {
+    uint64_t method_cache = 0;     // cache=, per cache (the callbacks' and the writer's)
+    uint64_t queue_bytes = 0;      // budget=
+    uint64_t queue_records = 0;
+    uint64_t event_pool = 0;
+    uint64_t code_history = 0;
+    uint64_t live_code = 0;
+    uint64_t held_intrinsics = 0;
+    uint64_t dump_bytes = 0;       // max_size=; 0: none
+  } bounds;
+
   // Wall time inside each callback (what the JVM thread waits, preemption included).
   LatencyHistogram load_latency;
   LatencyHistogram load_latency_small;  // loads of at most kSmallCode bytes (the usual target)
@@ -142,8 +165,10 @@ struct Stats {
   // Code blobs offered (loads and stubs with code) that are neither written, nor duplicates,
   // nor counted lost: 0 once the writer has finished; what a stalled writer still holds.
   uint64_t Unaccounted() const;
-  // One JSON object; `dump_path` and `perfmap_path` are included as strings.
-  std::string ToJson(const std::string& dump_path, const std::string& perfmap_path) const;
+  // One JSON object; `dump_path`, `perfmap_path` and why the session ended are included as
+  // strings.
+  std::string ToJson(const std::string& dump_path, const std::string& perfmap_path,
+                     const std::string& stop_cause_name = "none") const;
 };
 
 }  // namespace jitdump_agent

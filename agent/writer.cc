@@ -2,6 +2,7 @@
 #include "agent/writer.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sys/resource.h>
@@ -19,6 +20,7 @@
 #include "agent/clock.h"
 #include "agent/log.h"
 #include "agent/method_cache.h"
+#include "jitdump/format.h"
 #include "jitdump/safe_file.h"
 
 namespace jitdump_agent {
@@ -26,9 +28,11 @@ namespace {
 
 constexpr uint32_t kMaxIdleDoublings = 3;  // the writer's idle wait: flush_ms up to 8 x flush_ms
 
-WarnOnce g_write_warning;
-WarnOnce g_perfmap_warning;
-WarnOnce g_failure_warning;
+// How often the writer checks that its dump still has a name (one fstat).
+constexpr uint64_t kLinkCheckNs = 100'000'000;
+// How long the writer's end waits for callbacks still in flight to queue their events (its own
+// wait: the JVM waits for the writer within its budget, wait_budget.h).
+constexpr uint32_t kEndWaitMs = 1000;
 
 // What went wrong on the writer, for the one warning per run: an allocation failure or
 // anything else thrown.
@@ -42,14 +46,14 @@ const char* Describe(const std::exception_ptr& error) {
   }
 }
 
-void WarnFailure(const char* what, const std::exception_ptr& error) {
-  if (g_failure_warning.First()) {
+void WarnFailure(WarnOnce& once, const char* what, const std::exception_ptr& error) {
+  if (once.First()) {
     Log(LogLevel::kWarn, "%s failed (%s); the agent counts what it drops and carries on", what, Describe(error));
   }
 }
 
 // A load that writing it threw for: counted lost by cause (no memory, or anything else).
-void CountLostLoad(Stats& stats, const std::exception_ptr& error) {
+void CountLostLoad(Stats& stats, WarnOnce& once, const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
   } catch (const std::bad_alloc&) {
@@ -57,7 +61,7 @@ void CountLostLoad(Stats& stats, const std::exception_ptr& error) {
   } catch (...) {
     stats.lost_writer_error.Add();
   }
-  WarnFailure("writing a record", error);
+  WarnFailure(once, "writing a record", error);
 }
 
 // perf's default layout: <base>/.debug/jit/java-jit-YYYYMMDD.XXXXXX, base = $JITDUMPDIR or $HOME.
@@ -167,12 +171,12 @@ class Writer::EventGuard {
   CodeEvent* event_;
 };
 
-Writer::Writer(const Options& options, Stats& stats, RecordQueue& queue, HandOff& hand_off)
+Writer::Writer(const Options& options, Stats& stats, RecordQueue& queue, Lifecycle& lifecycle)
     : options_(options),
       unknown_intrinsic_(UnknownIntrinsicName(options.names)),
       stats_(stats),
       queue_(queue),
-      hand_off_(hand_off),
+      lifecycle_(lifecycle),
       drain_([this] {
         while (ProcessAvailable() != 0) {
         }
@@ -183,7 +187,7 @@ Writer::Writer(const Options& options, Stats& stats, RecordQueue& queue, HandOff
   // From JVM threads: no lock, a missed wake-up costs at most one poll interval.
   queue_.SetPressureHandler([](void* self) { static_cast<Writer*>(self)->wake_.notify_one(); }, this);
   // From the agent's lifecycle (VMInit, VMDeath): under the lock, so the loop cannot miss it.
-  hand_off_.SetWaker([this] {
+  lifecycle_.SetWaker(this, [this] {
     std::lock_guard<std::mutex> lock(mutex_);
     wake_.notify_all();
   });
@@ -257,22 +261,51 @@ void Writer::Abandon() {
   dump_.Discard();
 }
 
+Writer::~Writer() {
+  lifecycle_.ClearWaker(this);
+  // A thread left running (a hung disk outlived every wait) must not take the JVM down with it.
+  if (thread_.joinable()) thread_.detach();
+}
+
+void Writer::SetHooks(std::function<bool(StopCause)> stop_due, std::function<void()> ended) {
+  stop_due_ = std::move(stop_due);
+  ended_ = std::move(ended);
+}
+
 bool Writer::Start() {
   try {
-    thread_ = std::thread([this] { Run(); });
+    thread_ = std::thread([this] {
+      Run();
+      // The thread's last act; it may free this writer, so it runs from a copy and nothing
+      // here touches `this` afterwards.
+      try {
+        const std::function<void()> ended = ended_;
+        if (ended) ended();
+      } catch (...) {  // (the hook's two pointers fit std::function's own storage: no allocation)
+      }
+    });
     return true;
   } catch (...) {  // std::system_error: pthread_create refused (EAGAIN: no memory or thread limit)
     return false;
   }
 }
 
+void Writer::DetachThread() {
+  if (thread_.joinable() && thread_.get_id() == std::this_thread::get_id()) thread_.detach();
+}
+
+bool Writer::DumpDeleted() const {
+  struct stat st {};
+  return dump_.is_open() && ::fstat(dump_.fd(), &st) == 0 && st.st_nlink == 0;
+}
+
 bool Writer::ResolveDeferred(const CodeEvent& load, LoadNames* names) {
-  LoadResolver* resolver = hand_off_.resolver();
-  if (resolver == nullptr || !hand_off_.attached()) {  // the hand-off never lets this happen
+  LoadResolver* resolver = lifecycle_.resolver();
+  if (resolver == nullptr || !lifecycle_.attached()) {  // the lifecycle never lets this happen
     stats_.lost_unresolved.Add();
     return false;
   }
-  const HandOff::JvmScope jvm = hand_off_.EnterJvm();
+  const Lifecycle::JvmScope jvm = lifecycle_.EnterJvm();
   if (!jvm.live()) {
     // VMDeath returned before this load was resolved (it waited 2 s for the writer): the JVM
     // may be gone, so no JVMTI or JNI call (the class pin stays, as the JVM exits anyway).
@@ -292,9 +325,9 @@ bool Writer::ResolveDeferred(const CodeEvent& load, LoadNames* names) {
 // gone again.
 bool Writer::NameIntrinsic(const CodeEvent& load, bool force, LoadNames* names) {
   LoadResolver::IntrinsicAnswer answer;
-  LoadResolver* resolver = hand_off_.resolver();
-  if (resolver != nullptr && hand_off_.attached()) {
-    const HandOff::JvmScope jvm = hand_off_.EnterJvm();
+  LoadResolver* resolver = lifecycle_.resolver();
+  if (resolver != nullptr && lifecycle_.attached()) {
+    const Lifecycle::JvmScope jvm = lifecycle_.EnterJvm();
     if (jvm.live()) answer = resolver->NameIntrinsic(load.code_addr, load.timestamp, force);
   }
   if (answer.later) return false;
@@ -324,7 +357,7 @@ void Writer::SettleHeldIntrinsics(bool force) {
       if (!NameIntrinsic(*event, force, &names)) return;
     } catch (...) {  // no memory for the list: written with the placeholder
       stats_.intrinsics_unnamed.Add();
-      WarnFailure("naming a method-handle intrinsic", std::current_exception());
+      WarnFailure(failure_warning_, "naming a method-handle intrinsic", std::current_exception());
     }
     held_intrinsics_.erase(held_intrinsics_.begin());  // at most kMaxHeldIntrinsics pointers
     EmitHeld(event, names);
@@ -343,7 +376,7 @@ void Writer::EmitHeld(CodeEvent* event, const LoadNames& names) {
   try {
     Emit(guard, names);
   } catch (...) {
-    CountLostLoad(stats_, std::current_exception());
+    CountLostLoad(stats_, failure_warning_, std::current_exception());
   }
 }
 
@@ -362,61 +395,111 @@ void Writer::ReportUnnamed() {
   }
 }
 
+std::optional<StopCause> Writer::StopDue() {
+  const uint64_t now = MonotonicNanos();
+  if (deadline_ns_ != 0 && now >= deadline_ns_) return StopCause::kStopAfter;
+  if (!dump_deleted_ && now - last_link_check_ns_ >= kLinkCheckNs) {
+    last_link_check_ns_ = now;
+    if (DumpDeleted()) {
+      dump_deleted_ = true;
+      stats_.dump_deleted.Add();
+      Log(LogLevel::kWarn,
+          "%s was deleted while the agent wrote it (its link count is 0): stopping this session, since nothing "
+          "can read what it would add; attach again (perf-java -p, jitdump-attach) to start a new one",
+          shown_dump_path_.c_str());
+    }
+  }
+  if (dump_deleted_) return StopCause::kDumpDeleted;
+  return std::nullopt;
+}
+
+uint32_t Writer::SleepMs(uint32_t wait_ms) const {
+  if (deadline_ns_ == 0) return wait_ms;
+  const uint64_t now = MonotonicNanos();
+  // Past it, the stop is asked for at every poll (a transition under way may have put it off):
+  // at the usual interval, never in a busy loop.
+  if (now >= deadline_ns_) return std::min(wait_ms, options_.flush_ms);
+  const uint64_t left_ms = (deadline_ns_ - now + 999999) / 1000000;
+  return static_cast<uint32_t>(std::min<uint64_t>(wait_ms, left_ms));
+}
+
 void Writer::Run() {
   ::pthread_setname_np(::pthread_self(), "jitdump-writer");  // for top -H and perf report --sort comm
   // Nothing thrown here may leave this thread (std::terminate would take the JVM down): each
-  // record is guarded in Process, and each step of the loop and of the exit path here.
+  // record is guarded in Process, and each step of the loop and of the end (Close).
   std::unique_lock<std::mutex> lock(mutex_);
   uint32_t empty_polls = 0;  // polls in a row that found nothing queued
+  bool ending = false;       // the session ends on its own (stop_due_ began the stop)
   while (!stop_requested_) {
     lock.unlock();
     bool waiting = false;
     size_t done = 0;
     try {
-      waiting = hand_off_.Serve(drain_);
+      waiting = lifecycle_.Serve(drain_);
       done = ProcessAvailable();
+      if (const std::optional<StopCause> due = StopDue(); due && stop_due_) ending = stop_due_(*due);
     } catch (...) {
-      WarnFailure("the writer's loop", std::current_exception());
+      WarnFailure(failure_warning_, "the writer's loop", std::current_exception());
     }
     lock.lock();
+    if (ending) break;
     if (done != 0) empty_polls = 0;
     if (stop_requested_ || done != 0) continue;
     if (waiting) {
       wake_.wait_for(lock, std::chrono::milliseconds(1));  // for a deferring callback to queue its load
-    } else if (!hand_off_.HasRequest()) {
+    } else if (!lifecycle_.HasRequest()) {
       // Every sleep and wake-up costs the writer CPU (measured: tens of µs each on these VMs,
       // ~40% of its samples on javac at one per 10 ms). So it sleeps flush_ms (100 ms) unless
       // 256 KiB pending wake it sooner (record_queue.cc), and a poll that found nothing doubles
       // the next wait, up to 8 intervals: a JVM that compiles nothing costs a wake-up per 800 ms,
       // and the first load after a pause waits at most that long in the queue (JVM threads never
-      // wait for the writer; a full queue wakes it at once).
+      // wait for the writer; a full queue wakes it at once). Never past stop_after's deadline.
       const uint32_t wait_ms = options_.flush_ms << std::min<uint32_t>(empty_polls, kMaxIdleDoublings);
       ++empty_polls;
-      wake_.wait_for(lock, std::chrono::milliseconds(wait_ms));
+      wake_.wait_for(lock, std::chrono::milliseconds(SleepMs(wait_ms)));
     }
   }
+  if (ending) {
+    close_time_ = MonotonicNanos();
+    sync_on_close_ = true;
+  }
   lock.unlock();
+  Close();
+  lock.lock();
+  finished_.store(true, std::memory_order_release);
+  done_cv_.notify_all();
+}
+
+void Writer::Close() {
   try {
     drain_();
+    // Callbacks that took their ticket before the session stopped may still be on their way to
+    // the queue: wait for them (callbacks never wait for the writer), then drain again.
+    (void)lifecycle_.AwaitIdle(kEndWaitMs);
+    drain_();
   } catch (...) {
-    WarnFailure("draining the queue", std::current_exception());
+    WarnFailure(failure_warning_, "draining the queue", std::current_exception());
   }
   try {
-    hand_off_.DetachAtExit();
+    lifecycle_.DetachAtExit(drain_, kEndWaitMs);
   } catch (...) {
-    WarnFailure("detaching from the JVM", std::current_exception());
+    WarnFailure(failure_warning_, "detaching from the JVM", std::current_exception());
   }
   if (perf_map_.is_open()) {
-    CompactPerfMap();
+    if (!dump_deleted_) CompactPerfMap();  // a deleted dump's directory is usually gone with it
     perf_map_.Close();
   }
   ReportUnnamed();
-  const jitdump::Status status = dump_.Close(close_time_);
+  const jitdump::Status status = dump_.Close(close_time_ != 0 ? close_time_ : MonotonicNanos(), sync_on_close_);
   // A failing disk was reported once already when writing records failed: the close record failing on
   // the same full disk is no news (the dump stays valid without it: perf reads to the last whole record).
-  if (!status.ok() && g_write_warning.First()) {
+  if (!status.ok() && write_warning_.First()) {
     Log(LogLevel::kWarn, "closing %s: %s: %s", shown_dump_path_.c_str(), status.operation(),
         std::strerror(status.err_no()));
+  }
+  try {
+    ReleaseMemory();
+  } catch (...) {
   }
   stats_.writer_cpu_ns.Add(ThreadCpuNanos());
   struct rusage usage {};
@@ -425,15 +508,26 @@ void Writer::Run() {
                              static_cast<uint64_t>(usage.ru_stime.tv_usec) * 1000ull);
     stats_.writer_sleeps.Add(static_cast<uint64_t>(usage.ru_nvcsw));
   }
-  lock.lock();
-  finished_.store(true, std::memory_order_release);
-  done_cv_.notify_all();
 }
 
-void Writer::Finish(uint64_t close_time, uint32_t timeout_ms) {
+void Writer::ReleaseMemory() {
+  // Each high-water mark is in the stats already (taken as it grew).
+  live_ = LiveCode();
+  history_ = CodeHistory();
+  batch_.Release();
+  std::vector<CodeEvent*>().swap(pending_);
+  for (CodeEvent* event : held_intrinsics_) queue_.Free(event);  // none once drained; never leak one
+  std::vector<CodeEvent*>().swap(held_intrinsics_);
+  queue_.ReleasePool();
+}
+
+void Writer::Finish(uint64_t close_time, uint32_t timeout_ms, bool sync) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (!thread_.joinable()) return;
-  close_time_ = close_time;
+  if (!stop_requested_ && !finished_.load(std::memory_order_acquire)) {
+    close_time_ = close_time;
+    sync_on_close_ = sync;
+  }
   stop_requested_ = true;
   wake_.notify_all();
   const bool done = done_cv_.wait_for(lock, std::chrono::milliseconds(timeout_ms),
@@ -446,12 +540,13 @@ void Writer::Finish(uint64_t close_time, uint32_t timeout_ms) {
         "the writer did not finish within %u ms (is the disk hung?); %s lacks the records it still held, "
         "counted as lost (writer_stalled)",
         timeout_ms, PrintablePath(dump_path_).c_str());
-    thread_.detach();  // agent state is never freed, so the thread may finish safely later
+    thread_.detach();  // its session is then never freed, so the thread may finish safely later
   }
 }
 
 uint64_t Writer::Backdate(const CodeEvent& load) {
   const uint64_t previous = history_.Touch(load.code_addr, load.code_size, load.timestamp);
+  stats_.code_history_high.Offer(history_.span_count());
   if (!options_.backdate) return load.timestamp;
   // Just after whatever last touched this range, never before the dump existed.
   const uint64_t earliest = std::max(previous + 1, start_time_);
@@ -463,9 +558,28 @@ uint64_t Writer::Backdate(const CodeEvent& load) {
 
 void Writer::AddLoad(EventGuard& guard, const LoadNames& names) {
   const CodeEvent& load = *guard.get();
+  if (capped_) {
+    stats_.lost_size_cap.Add();
+    return;
+  }
   const uint64_t timestamp = Backdate(load);
+  const DumpBatch::Mark mark = batch_.mark();
   if (!batch_.Add(load, names, pid_, timestamp, next_code_index_)) {
     stats_.lost_allocation.Add();  // a record past the format's 4 GiB limit
+    return;
+  }
+  // max_size=: the dump, with what is pending and its closing record, never grows past it. The
+  // first load that would is where the dump stops: later ones are counted, not written.
+  if (max_size_ != 0 && dump_.size() + batch_.totals().bytes + sizeof(jitdump::CloseRecord) > max_size_) {
+    batch_.Rollback(mark);
+    capped_ = true;
+    stats_.lost_size_cap.Add();
+    if (cap_warning_.First()) {
+      Log(LogLevel::kWarn,
+          "%s reached max_size=%llu bytes: later code is counted as lost (stats: lost.size_cap), not written; "
+          "the dump stays valid up to here. Raise max_size= or stop the agent (jitdump-attach PID stop)",
+          shown_dump_path_.c_str(), static_cast<unsigned long long>(max_size_));
+    }
     return;
   }
   // The batch holds the load now: from here on it is written (or counted by WritePending).
@@ -473,10 +587,11 @@ void Writer::AddLoad(EventGuard& guard, const LoadNames& names) {
   pending_.push_back(guard.release());  // capacity reserved: batch_.full() comes first
   try {
     perf_map_.MarkStale(live_.Occupy(load.code_addr, load.code_size, names.name, names.perf_map_name));
+    stats_.live_code_high.Offer(live_.size());
     if (perf_map_.is_open()) perf_map_.Add(load.code_addr, load.code_size, names.perf_map_name);
   } catch (...) {
     // The dump has the load; the live set (duplicates, the perf map's compaction) misses it.
-    WarnFailure("keeping the live code for the perf map", std::current_exception());
+    WarnFailure(failure_warning_, "keeping the live code for the perf map", std::current_exception());
   }
   if (batch_.full()) WritePending();
 }
@@ -487,12 +602,12 @@ void Writer::CompactPerfMap() {
     status = perf_map_.Compact([this](const PerfMapFile::LiveVisitor& visit) { live_.ForEach(visit); },
                                MonotonicNanos());
   } catch (...) {
-    WarnFailure("rewriting the perf map", std::current_exception());
+    WarnFailure(failure_warning_, "rewriting the perf map", std::current_exception());
     return;
   }
   if (status.ok()) {
     stats_.perfmap_compactions.Add();
-  } else if (g_perfmap_warning.First()) {
+  } else if (perfmap_warning_.First()) {
     Log(LogLevel::kWarn, "cannot rewrite %s (%s: %s)", shown_perf_map_path_.c_str(), status.operation(),
         std::strerror(status.err_no()));
   }
@@ -510,7 +625,7 @@ void Writer::ApplyUnload(const CodeEvent& unload) {
   history_.Touch(unload.code_addr, size.value_or(1), unload.timestamp);
   if (size) perf_map_.MarkStale(1);
   // The writer's method cache follows the unloads as the callbacks' does (no JVMTI call).
-  if (LoadResolver* resolver = hand_off_.resolver()) resolver->Forget(unload.method);
+  if (LoadResolver* resolver = lifecycle_.resolver()) resolver->Forget(unload.method);
 }
 
 void Writer::WritePending() {
@@ -530,7 +645,7 @@ void Writer::WritePending() {
       stats_.bytes_written.Add(totals.bytes);
     } else {
       stats_.lost_write_error.Add(totals.loads);
-      if (g_write_warning.First()) {  // one warning per run, not one per failed write
+      if (write_warning_.First()) {  // one warning per run, not one per failed write
         Log(LogLevel::kWarn,
             "cannot write %s (%s: %s); records are counted as lost until writing works again (is the disk "
             "full?)",
@@ -562,6 +677,7 @@ void Writer::Process(CodeEvent* event) {
       // Behind a held one it waits too: no list read since names either.
       if (!held_intrinsics_.empty() || !NameIntrinsic(*event, /*force=*/false, &names)) {
         held_intrinsics_.push_back(guard.release());  // capacity reserved: no allocation
+        stats_.held_intrinsics_high.Offer(held_intrinsics_.size());
         stats_.intrinsics_waited.Add();
         return;
       }
@@ -589,9 +705,9 @@ size_t Writer::ProcessAvailable() {
     } catch (...) {
       // The event is freed (Process's guard) and not in the batch: count the record, go on.
       if (load) {
-        CountLostLoad(stats_, std::current_exception());
+        CountLostLoad(stats_, failure_warning_, std::current_exception());
       } else {
-        WarnFailure("writing a record", std::current_exception());
+        WarnFailure(failure_warning_, "writing a record", std::current_exception());
       }
     }
   }
@@ -602,10 +718,10 @@ size_t Writer::ProcessAvailable() {
     try {
       lines = perf_map_.Flush();
     } catch (...) {
-      WarnFailure("writing the perf map", std::current_exception());
+      WarnFailure(failure_warning_, "writing the perf map", std::current_exception());
     }
     if (lines > 0) stats_.perfmap_lines_written.Add(static_cast<uint64_t>(lines));
-    if (lines < 0 && g_perfmap_warning.First()) {
+    if (lines < 0 && perfmap_warning_.First()) {
       const int err = errno;
       Log(LogLevel::kWarn, "cannot write %s (%s)", shown_perf_map_path_.c_str(), std::strerror(err));
     }

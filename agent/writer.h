@@ -1,9 +1,12 @@
-// The one thread that owns the output files. It takes the code events the callbacks queued,
-// resolves the deferred ones (through the hand-off's LoadResolver, while attached), skips
-// exact duplicates (live_code.h), moves load timestamps back where that is provably safe
+// The one thread that owns a session's output files. It takes the code events the callbacks
+// queued, resolves the deferred ones (through the lifecycle's LoadResolver, while attached),
+// skips exact duplicates (live_code.h), moves load timestamps back where that is provably safe
 // (code_history.h), assigns code_index in file order, encodes each load's records once
-// (dump_batch.h) and writes them whole, keeps the perf map, and serves the hand-off's requests
-// to attach to the JVM and detach again. JVM threads never wait for it.
+// (dump_batch.h) and writes them whole up to max_size=, keeps the perf map, and serves the
+// lifecycle's requests to attach to the JVM and detach again. It notices when the session
+// should end on its own (stop_after= has passed, or the dump was deleted under it) and asks the
+// agent to stop it. When it ends it closes every descriptor it holds and frees what it kept.
+// JVM threads never wait for it.
 #pragma once
 
 #include <atomic>
@@ -15,10 +18,13 @@
 #include <thread>
 #include <vector>
 
+#include <optional>
+
 #include "agent/code_history.h"
 #include "agent/dump_batch.h"
-#include "agent/hand_off.h"
+#include "agent/lifecycle.h"
 #include "agent/live_code.h"
+#include "agent/log.h"
 #include "agent/options.h"
 #include "agent/perf_map_file.h"
 #include "agent/record_queue.h"
@@ -43,7 +49,8 @@ void LogUnusableDirectory(LogLevel level, const jitdump::HeldDirectory& dir, con
 
 class Writer {
  public:
-  Writer(const Options& options, Stats& stats, RecordQueue& queue, HandOff& hand_off);
+  Writer(const Options& options, Stats& stats, RecordQueue& queue, Lifecycle& lifecycle);
+  ~Writer();
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
@@ -52,15 +59,32 @@ class Writer {
   bool Open(uint32_t pid, uint64_t start_time);
   // Removes what Open created (the writer thread could not be started): no header-only dump.
   void Abandon();
+  // Before Start. `stop_due`, on the writer thread, when the session should end on its own:
+  // true when the agent has begun the stop (the writer then drains, closes and ends), false to
+  // be asked again at a later poll. `ended`, on the writer thread after it closed everything,
+  // as the thread's last act: it may free this writer (DetachThread first).
+  void SetHooks(std::function<bool(StopCause)> stop_due, std::function<void()> ended);
+  // Before Start: the session ends on its own at this CLOCK_MONOTONIC time (stop_after=).
+  void SetDeadline(uint64_t monotonic_ns) { deadline_ns_ = monotonic_ns; }
   // Starts the writer thread; false (nothing started) when the thread cannot be created.
   bool Start();
-  // Drains everything queued so far, writes JIT_CODE_CLOSE and closes the files. Waits at most
-  // `timeout_ms` for the writer thread; if the disk hangs, the JVM exits anyway.
-  void Finish(uint64_t close_time, uint32_t timeout_ms);
+  // Drains everything queued so far, writes JIT_CODE_CLOSE (and fsyncs with `sync`: the session
+  // stops while the JVM lives) and closes the files. Waits at most `timeout_ms` for the writer
+  // thread; if the disk hangs, the JVM goes on anyway (the thread is left to finish on its own).
+  void Finish(uint64_t close_time, uint32_t timeout_ms, bool sync = false);
+  // From the `ended` hook, on the writer thread itself: nobody will join it.
+  void DetachThread();
+  // Whether the dump has been deleted (its link count is 0): checked now, on any thread.
+  bool DumpDeleted() const;
 
   const std::string& dump_path() const { return dump_path_; }
   const std::string& perfmap_path() const { return perf_map_.path(); }
   bool finished() const { return finished_.load(std::memory_order_acquire); }
+  // The dump's size now (header and whole records); writer thread, or once finished.
+  uint64_t dump_size() const { return dump_.size(); }
+  // The effective max_size= (0: none).
+  uint64_t max_size() const { return max_size_; }
+  void SetMaxSize(uint64_t bytes) { max_size_ = bytes; }
 
   // Processes whatever is queued now (the writer thread's loop body; tests call it directly).
   size_t ProcessAvailable();
@@ -71,6 +95,15 @@ class Writer {
 
  private:
   void Run();
+  // The writer's side of a session's end: drains, waits for callbacks in flight, detaches,
+  // closes the files, frees what it kept.
+  void Close();
+  // Why the session should end on its own now, if it should (polled by Run).
+  std::optional<StopCause> StopDue();
+  // How long Run may sleep now: `wait_ms`, but never past the deadline.
+  uint32_t SleepMs(uint32_t wait_ms) const;
+  // Frees the writer's own structures once the session is over (a stopped agent keeps nothing).
+  void ReleaseMemory();
   // The names of a deferred load, from the resolver; false (counted) when there are none.
   bool ResolveDeferred(const CodeEvent& load, LoadNames* names);
   // Replaces the placeholder name of a method-handle intrinsic from the JVM's code list, or
@@ -105,7 +138,7 @@ class Writer {
   const IntrinsicName unknown_intrinsic_;  // PlaceholderNames()
   Stats& stats_;
   RecordQueue& queue_;
-  HandOff& hand_off_;
+  Lifecycle& lifecycle_;
   jitdump::DumpFile dump_;
   PerfMapFile perf_map_;
   std::string dump_path_;
@@ -122,6 +155,19 @@ class Writer {
   // oldest first, at most kMaxHeldIntrinsics. Their names are the placeholder until then.
   std::vector<CodeEvent*> held_intrinsics_;
   const std::function<void()> drain_;
+  std::function<bool(StopCause)> stop_due_;
+  std::function<void()> ended_;
+  uint64_t deadline_ns_ = 0;       // stop_after=, CLOCK_MONOTONIC; 0: none
+  uint64_t max_size_ = 0;          // max_size=; 0: none
+  bool capped_ = false;            // max_size= reached: later loads are counted, not written
+  bool dump_deleted_ = false;      // its link count was 0 (said once)
+  uint64_t last_link_check_ns_ = 0;
+  bool sync_on_close_ = false;
+  // One warning per session for each condition that could repeat per record.
+  WarnOnce write_warning_;
+  WarnOnce perfmap_warning_;
+  WarnOnce failure_warning_;
+  WarnOnce cap_warning_;
 
   std::thread thread_;
   std::mutex mutex_;

@@ -48,19 +48,22 @@ class CompiledLoadTest : public ::testing::Test {
 
   // The agent's state as Agent_OnLoad sets it up, without files. With `defer`, the writer's
   // resolver is attached (by this thread, standing in for the writer) and loads are deferred.
-  AgentState& State(bool defer) {
-    state_ = std::make_unique<AgentState>(options_);
+  Session& State(bool defer) {
+    state_.reset();  // before its lifecycle
+    lifecycle_ = std::make_unique<Lifecycle>();
+    state_ = std::make_unique<Session>(options_, *lifecycle_);
     state_->jvmti = fake_.env();
     state_->vm = jvm_.vm();
     state_->pid = 1234;
-    naming_ = std::make_unique<JvmtiLoadNaming>(fake_.env(), state_->options, true, options_.lines, state_->stats);
-    state_->naming = naming_.get();
+    state_->naming = std::make_unique<JvmtiLoadNaming>(fake_.env(), state_->options, true, options_.lines,
+                                                       state_->stats);
+    (void)lifecycle_->Start(state_.get());
     if (defer) {
-      resolver_ = std::make_unique<JvmResolver>(jvm_.vm(), fake_.env(), state_->options, true, options_.lines,
-                                                state_->stats);
-      state_->hand_off.SetResolver(resolver_.get());
-      state_->hand_off.BeginDeferring();
-      state_->hand_off.Serve([] {});
+      state_->resolver = std::make_unique<JvmResolver>(jvm_.vm(), fake_.env(), state_->options, true, options_.lines,
+                                                       state_->stats);
+      state_->lifecycle.SetResolver(state_->resolver.get());
+      state_->lifecycle.BeginDeferring();
+      state_->lifecycle.Serve([] {});
     }
     return *state_;
   }
@@ -88,9 +91,8 @@ class CompiledLoadTest : public ::testing::Test {
   FakeJvmti fake_;
   FakeJvm jvm_;
   Options options_;
-  std::unique_ptr<AgentState> state_;
-  std::unique_ptr<JvmtiLoadNaming> naming_;
-  std::unique_ptr<JvmResolver> resolver_;
+  std::unique_ptr<Lifecycle> lifecycle_;
+  std::unique_ptr<Session> state_;
   FakeClass caller_class_{"Lapp/Caller;", "Caller.java"};
   FakeClass callee_class_{"Lapp/util/Callee;", "Callee.java"};
   FakeMethod caller_{&caller_class_, "run", "([Ljava/lang/String;)V", {{0, 10}, {4, 11}, {9, 12}}};
@@ -101,9 +103,9 @@ class CompiledLoadTest : public ::testing::Test {
 TEST_F(CompiledLoadTest, RowsFollowPcDescEndSemanticsAndInlinedFramesCarryTheirOwnLines) {
   const uint64_t base = reinterpret_cast<uintptr_t>(code_);
   const InlineCompileInfo info(base, caller_.id(), callee_.id());
-  AgentState& s = State(/*defer=*/false);
+  Session& s = State(/*defer=*/false);
   code_[0] = 0x55;
-  HandleCompiledMethodLoad(s, 99, caller_.id(), sizeof code_, code_, &info.record);
+  HandleCompiledMethodLoad(s.lifecycle, 99, caller_.id(), sizeof code_, code_, &info.record);
   CodeEvent* load = s.queue.Pop();
   ASSERT_NE(load, nullptr);
   EXPECT_TRUE(load->resolved);
@@ -146,9 +148,9 @@ TEST_F(CompiledLoadTest, AnIntrinsicNamedInACallbackSaysItsSignatureIsUnknown) {
   jvmtiCompiledMethodLoadInlineRecord record{};
   record.header.kind = JVMTI_CMLR_INLINE_INFO;
   record.numpcs = 0;
-  AgentState& s = State(/*defer=*/false);
-  HandleCompiledMethodLoad(s, 5, link_to_static.id(), 32, code_, &record);
-  HandleCompiledMethodLoad(s, 6, invoke_exact_lf.id(), 64, code_ + 64, &record);
+  Session& s = State(/*defer=*/false);
+  HandleCompiledMethodLoad(s.lifecycle, 5, link_to_static.id(), 32, code_, &record);
+  HandleCompiledMethodLoad(s.lifecycle, 6, invoke_exact_lf.id(), 64, code_ + 64, &record);
   CodeEvent* intrinsic = s.queue.Pop();
   CodeEvent* java = s.queue.Pop();
   ASSERT_NE(intrinsic, nullptr);
@@ -169,8 +171,8 @@ TEST_F(CompiledLoadTest, NativeWrapperWithoutPcDescsGetsNoDebugInfo) {
   jvmtiCompiledMethodLoadInlineRecord record{};
   record.header.kind = JVMTI_CMLR_INLINE_INFO;
   record.numpcs = 0;
-  AgentState& s = State(/*defer=*/false);
-  HandleCompiledMethodLoad(s, 1, caller_.id(), 16, code_, &record);
+  Session& s = State(/*defer=*/false);
+  HandleCompiledMethodLoad(s.lifecycle, 1, caller_.id(), 16, code_, &record);
   CodeEvent* load = s.queue.Pop();
   ASSERT_NE(load, nullptr);
   const auto records = Records(*load, load->names);
@@ -183,9 +185,9 @@ TEST_F(CompiledLoadTest, NativeWrapperWithoutPcDescsGetsNoDebugInfo) {
 TEST_F(CompiledLoadTest, CodeOffWritesZerosOfTheRightSize) {
   options_.code = false;
   options_.lines = false;
-  AgentState& s = State(/*defer=*/false);
+  Session& s = State(/*defer=*/false);
   code_[0] = 0x55;
-  HandleCompiledMethodLoad(s, 1, caller_.id(), 32, code_, nullptr);
+  HandleCompiledMethodLoad(s.lifecycle, 1, caller_.id(), 32, code_, nullptr);
   CodeEvent* load = s.queue.Pop();
   ASSERT_NE(load, nullptr);
   const auto records = Records(*load, load->names);
@@ -204,15 +206,15 @@ TEST_F(CompiledLoadTest, DeferredLoadResolvesLaterToTheSameRecords) {
   options_.inline_info = true;
   code_[0] = 0x55;
   code_[0xff] = 0x66;
-  AgentState& direct = State(/*defer=*/false);
-  HandleCompiledMethodLoad(direct, 99, caller_.id(), sizeof code_, code_, &info->record);
+  Session& direct = State(/*defer=*/false);
+  HandleCompiledMethodLoad(direct.lifecycle, 99, caller_.id(), sizeof code_, code_, &info->record);
   CodeEvent* resolved_in_callback = direct.queue.Pop();
   ASSERT_NE(resolved_in_callback, nullptr);
   const std::vector<uint8_t> expected = Encoded(*resolved_in_callback, resolved_in_callback->names);
   direct.queue.Free(resolved_in_callback);
 
-  AgentState& s = State(/*defer=*/true);
-  HandleCompiledMethodLoad(s, 99, caller_.id(), sizeof code_, code_, &info->record);
+  Session& s = State(/*defer=*/true);
+  HandleCompiledMethodLoad(s.lifecycle, 99, caller_.id(), sizeof code_, code_, &info->record);
   CodeEvent* deferred = s.queue.Pop();
   ASSERT_NE(deferred, nullptr);
   EXPECT_FALSE(deferred->resolved);
@@ -226,7 +228,7 @@ TEST_F(CompiledLoadTest, DeferredLoadResolvesLaterToTheSameRecords) {
   std::fill(std::begin(code_), std::end(code_), 0xcc);
 
   LoadNames names;
-  ASSERT_TRUE(resolver_->Resolve(*deferred, &names));
+  ASSERT_TRUE(s.resolver->Resolve(*deferred, &names));
   EXPECT_EQ(FakeJvm::live_global_refs(), 0) << "the pin is dropped once resolved";
   EXPECT_NE(names.inline_info, nullptr);
   EXPECT_EQ(deferred->timestamp, 99u);

@@ -113,7 +113,44 @@ jvmtiError JNICALL Deallocate(jvmtiEnv*, unsigned char* mem) {
   return JVMTI_ERROR_NONE;
 }
 
-jvmtiError JNICALL GenerateEvents(jvmtiEnv*, jvmtiEvent) { return JVMTI_ERROR_NONE; }
+jvmtiError JNICALL GenerateEvents(jvmtiEnv*, jvmtiEvent) {
+  ++FakeJvmti::calls().generate_events;
+  return JVMTI_ERROR_NONE;
+}
+
+std::mutex g_events_mutex;
+std::map<jvmtiEvent, bool> g_enabled;
+jvmtiEnv* g_jvmti = nullptr;
+
+jvmtiError JNICALL AddCapabilities(jvmtiEnv*, const jvmtiCapabilities*) { return JVMTI_ERROR_NONE; }
+
+jvmtiError JNICALL GetJLocationFormat(jvmtiEnv*, jvmtiJlocationFormat* format) {
+  *format = JVMTI_JLOCATION_JVMBCI;
+  return JVMTI_ERROR_NONE;
+}
+
+jvmtiError JNICALL GetSystemProperty(jvmtiEnv*, const char* property, char** value) {
+  if (std::string(property) != "java.vm.version") return JVMTI_ERROR_NOT_AVAILABLE;
+  *value = Copy(FakeJvmti::vm_version());
+  return JVMTI_ERROR_NONE;
+}
+
+jvmtiError JNICALL SetEventCallbacks(jvmtiEnv*, const jvmtiEventCallbacks*, jint) {
+  ++FakeJvmti::calls().set_event_callbacks;
+  return JVMTI_ERROR_NONE;
+}
+
+jvmtiError JNICALL SetEventNotificationMode(jvmtiEnv*, jvmtiEventMode mode, jvmtiEvent event, jthread, ...) {
+  if (Refused()) return JVMTI_ERROR_UNATTACHED_THREAD;
+  std::lock_guard<std::mutex> lock(g_events_mutex);
+  g_enabled[event] = mode == JVMTI_ENABLE;
+  return JVMTI_ERROR_NONE;
+}
+
+jvmtiError JNICALL DisposeEnvironment(jvmtiEnv*) {
+  ++FakeJvmti::calls().dispose_environment;
+  return JVMTI_ERROR_NONE;
+}
 
 // JNI: only what the agent calls.
 JNIEnv_ g_jni_env{};
@@ -136,7 +173,11 @@ void JNICALL DeleteLocalRef(JNIEnv*, jobject) {}
 jint JNICALL PushLocalFrame(JNIEnv*, jint) { return JNI_OK; }
 jobject JNICALL PopLocalFrame(JNIEnv*, jobject result) { return result; }
 
-jint JNICALL GetEnv(JavaVM*, void** env, jint) {
+jint JNICALL GetEnv(JavaVM*, void** env, jint version) {
+  if ((version & 0x30000000) == 0x30000000) {  // JVMTI_VERSION_*
+    *env = g_jvmti;
+    return g_jvmti != nullptr ? JNI_OK : JNI_EVERSION;
+  }
   if (!t_attached) {
     *env = nullptr;
     return JNI_EDETACHED;
@@ -179,6 +220,8 @@ FakeJvm::FakeJvm() {
 
 FakeJvm::~FakeJvm() { t_attached = false; }
 
+void FakeJvm::SetJvmti(jvmtiEnv* jvmti) { g_jvmti = jvmti; }
+
 void FakeJvm::ActAsJvmThread() { t_attached = true; }
 bool FakeJvm::CurrentThreadAttached() { return t_attached; }
 
@@ -195,6 +238,24 @@ int FakeJvm::detaches() { return g_detaches; }
 std::atomic<int>& FakeJvmti::delays_begun() {
   static std::atomic<int> begun{0};
   return begun;
+}
+
+bool FakeJvmti::enabled(jvmtiEvent event) {
+  std::lock_guard<std::mutex> lock(g_events_mutex);
+  const auto it = g_enabled.find(event);
+  return it != g_enabled.end() && it->second;
+}
+
+int FakeJvmti::enabled_count() {
+  std::lock_guard<std::mutex> lock(g_events_mutex);
+  int count = 0;
+  for (const auto& [event, on] : g_enabled) count += on;
+  return count;
+}
+
+std::string& FakeJvmti::vm_version() {
+  static std::string version = "17.0.21+6-Debian-1deb12u1";
+  return version;
 }
 
 bool& FakeJvmti::dead() {
@@ -222,7 +283,17 @@ FakeJvmti::FakeJvmti() {
   table_.GetMethodLocation = GetMethodLocation;
   table_.Deallocate = Deallocate;
   table_.GenerateEvents = GenerateEvents;
+  table_.AddCapabilities = AddCapabilities;
+  table_.GetJLocationFormat = GetJLocationFormat;
+  table_.GetSystemProperty = GetSystemProperty;
+  table_.SetEventCallbacks = SetEventCallbacks;
+  table_.SetEventNotificationMode = SetEventNotificationMode;
+  table_.DisposeEnvironment = DisposeEnvironment;
   env_.functions = &table_;
+  {
+    std::lock_guard<std::mutex> lock(g_events_mutex);
+    g_enabled.clear();
+  }
   calls() = FakeJvmtiCalls();
   require_attached() = false;
   dead() = false;

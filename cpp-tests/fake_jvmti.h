@@ -39,6 +39,9 @@ struct FakeMethod {
 
 struct FakeJvmtiCalls {
   int get_method_name = 0;
+  int generate_events = 0;       // GenerateEvents, any kind
+  int dispose_environment = 0;
+  int set_event_callbacks = 0;
   int get_line_number_table = 0;
   int get_method_location = 0;
   int get_source_file_name = 0;
@@ -56,6 +59,10 @@ class FakeJvmti {
   // The JVM is past VM death: name lookups answer JVMTI_ERROR_WRONG_PHASE.
   static bool& dead();
   static std::atomic<int>& delays_begun();
+  // The events enabled now (SetEventNotificationMode), and the version GetSystemProperty gives.
+  static bool enabled(jvmtiEvent event);
+  static int enabled_count();
+  static std::string& vm_version();
 
  private:
   jvmtiInterface_1_ table_{};
@@ -72,6 +79,8 @@ class FakeJvm {
   // The calling thread becomes one of the JVM's own (attached for good).
   static void ActAsJvmThread();
   static bool CurrentThreadAttached();
+  // GetEnv(JVMTI_VERSION_*) hands out this environment (null: JNI_EVERSION).
+  static void SetJvmti(jvmtiEnv* jvmti);
   // Global references created and not yet deleted.
   static int live_global_refs();
   static int attaches();

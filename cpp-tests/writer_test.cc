@@ -36,12 +36,15 @@ class WriterTest : public ::testing::Test {
   void TearDown() override { (void)!system(("rm -rf " + dir_).c_str()); }
 
   // The writer and what it works with, built from the options as the agent builds them. Tests
-  // take the members apart: auto& [stats, queue, hand_off, writer] = pipeline.
+  // take the members apart: auto& [stats, queue, lifecycle, writer] = pipeline.
   struct Pipeline {
-    explicit Pipeline(const Options& options) : queue(options, stats), writer(options, stats, queue, hand_off) {}
+    // The lifecycle as a started session has it: loads named in callbacks until the writer attaches.
+    explicit Pipeline(const Options& options) : queue(options, stats), writer(options, stats, queue, lifecycle) {
+      (void)lifecycle.Start(nullptr);
+    }
     Stats stats;
     RecordQueue queue;
-    HandOff hand_off;
+    Lifecycle lifecycle;
     Writer writer;
   };
 
@@ -87,7 +90,7 @@ class WriterTest : public ::testing::Test {
 
 TEST_F(WriterTest, WritesIndexesInFileOrderAndDebugInfoBeforeItsLoad) {
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   ASSERT_TRUE(writer.Open(4242, 1000));
   writer.Start();
   const jitdump::DebugEntry rows[] = {{0x1000, 10, 0, "p/A.java"}, {0x1010, 11, 0, "p/A.java"}};
@@ -120,7 +123,7 @@ TEST_F(WriterTest, WritesIndexesInFileOrderAndDebugInfoBeforeItsLoad) {
 
 TEST_F(WriterTest, BackdatesToJustAfterTheLastTouchOfTheRangeAndNoFurther) {
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
   PushLoad(queue, 5000, 0x1000, 0x100, "first");   // fresh range: back to the start time
@@ -139,7 +142,7 @@ TEST_F(WriterTest, BackdatesToJustAfterTheLastTouchOfTheRangeAndNoFurther) {
 TEST_F(WriterTest, BackdateOffKeepsCallbackTimestamps) {
   options_.backdate = false;
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
   PushLoad(queue, 5000, 0x1000, 0x100, "first");
@@ -151,7 +154,7 @@ TEST_F(WriterTest, BackdateOffKeepsCallbackTimestamps) {
 
 TEST_F(WriterTest, ReplayDuplicatesAreSkippedButReusedAddressesAreNot) {
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
   PushLoad(queue, 2000, 0x1000, 0x100, "A.f()");
@@ -167,7 +170,7 @@ TEST_F(WriterTest, ReplayDuplicatesAreSkippedButReusedAddressesAreNot) {
 // blob HotSpot never posted live is kept.
 TEST_F(WriterTest, ReplayedStubsAreWrittenOnlyWhereNothingIsKnown) {
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
   PushLoad(queue, 2000, 0x1000, 0x100, "I2C/C2I adapters(0xabc)");
@@ -188,7 +191,7 @@ TEST_F(WriterTest, ReplayedStubsAreWrittenOnlyWhereNothingIsKnown) {
 TEST_F(WriterTest, PerfMapHoldsOnlyLiveCodeAtExit) {
   options_.perfmap = true;
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   ASSERT_TRUE(writer.Open(77, 1000));
   writer.Start();
   PushLoad(queue, 2000, 0x1000, 0x100, "dead.Method()");
@@ -230,7 +233,7 @@ TEST_F(WriterTest, OverflowWaitWakesTheWriterAndLosesNothing) {
   options_.wait_ms = 2000;
   options_.flush_ms = 1000;
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
   for (int i = 0; i < 200; ++i) {
@@ -245,7 +248,7 @@ TEST_F(WriterTest, OverflowWaitWakesTheWriterAndLosesNothing) {
 TEST_F(WriterTest, UnwritableDirectoryFailsOpenWithoutCrashing) {
   options_.dir = "/proc/definitely/not/writable";
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   EXPECT_FALSE(writer.Open(1, 1000));
 }
 
@@ -255,9 +258,9 @@ TEST_F(WriterTest, ASecondWriterWithTheSamePidMovesAsideInsteadOfRemovingTheFirs
   options_.perfmap = true;
   Stats stats_a, stats_b;
   RecordQueue queue_a(options_, stats_a), queue_b(options_, stats_b);
-  HandOff hand_off_a, hand_off_b;
-  Writer a(options_, stats_a, queue_a, hand_off_a);
-  Writer b(options_, stats_b, queue_b, hand_off_b);
+  Lifecycle lifecycle_a, lifecycle_b;
+  Writer a(options_, stats_a, queue_a, lifecycle_a);
+  Writer b(options_, stats_b, queue_b, lifecycle_b);
   ASSERT_TRUE(a.Open(1, 1000));
   ASSERT_TRUE(b.Open(1, 1000));
   EXPECT_EQ(a.dump_path(), dir_ + "/jit-1.dump");
@@ -281,7 +284,7 @@ TEST_F(WriterTest, ASecondWriterWithTheSamePidMovesAsideInsteadOfRemovingTheFirs
 TEST_F(WriterTest, AbandonRemovesWhatOpenCreated) {
   options_.perfmap = true;
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   ASSERT_TRUE(writer.Open(3, 1000));
   struct stat st {};
   ASSERT_EQ(::stat(writer.dump_path().c_str(), &st), 0);
@@ -292,7 +295,7 @@ TEST_F(WriterTest, AbandonRemovesWhatOpenCreated) {
 
 TEST_F(WriterTest, ConcurrentProducersLoseNothing) {
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
   std::vector<std::thread> producers;
@@ -382,15 +385,15 @@ void PushDeferred(RecordQueue& queue, uint64_t ts, uint64_t addr, size_t frames)
 }
 
 // This thread stands in for the writer: asks for the attach and serves it.
-void AttachHere(HandOff& hand_off, const FakeResolver& resolver) {
-  hand_off.BeginDeferring();
-  ASSERT_FALSE(hand_off.Serve([] {}));
+void AttachHere(Lifecycle& lifecycle, const FakeResolver& resolver) {
+  lifecycle.BeginDeferring();
+  ASSERT_FALSE(lifecycle.Serve([] {}));
   ASSERT_TRUE(resolver.attached);
 }
 
 // The started writer thread attaches: asks for it and waits until it has.
-void AwaitWriterAttach(HandOff& hand_off, const FakeResolver& resolver) {
-  hand_off.BeginDeferring();
+void AwaitWriterAttach(Lifecycle& lifecycle, const FakeResolver& resolver) {
+  lifecycle.BeginDeferring();
   for (int i = 0; i < 5000 && !resolver.attached; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   ASSERT_TRUE(resolver.attached);
 }
@@ -414,17 +417,17 @@ void PushIntrinsic(RecordQueue& queue, uint64_t ts, uint64_t addr) {
 
 TEST_F(WriterTest, DeferredLoadsAreResolvedOnTheAttachedWriterThreadBeforeItDetaches) {
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   FakeResolver resolver;
-  hand_off.SetResolver(&resolver);
+  lifecycle.SetResolver(&resolver);
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
   PushLoad(queue, 5000, 0x1000, 0x20, "before");  // resolved in its callback
-  ASSERT_NO_FATAL_FAILURE(AwaitWriterAttach(hand_off, resolver));
+  ASSERT_NO_FATAL_FAILURE(AwaitWriterAttach(lifecycle, resolver));
   PushDeferred(queue, 5001, 0x2000, 3);
   ASSERT_TRUE(queue.Push(NewUnload(queue, 5002, 0x2000, 77)));
   PushDeferred(queue, 5003, 0x2000, 0);  // reuses the address after the unload
-  EXPECT_TRUE(hand_off.StopDeferring(5000));
+  EXPECT_TRUE(lifecycle.StopDeferring(5000));
   EXPECT_FALSE(resolver.attached);
   EXPECT_EQ(resolver.resolved, 2);  // all queued before StopDeferring, resolved before it returned
   writer.Finish(9000, 5000);
@@ -443,12 +446,12 @@ TEST_F(WriterTest, DeferredLoadsAreResolvedOnTheAttachedWriterThreadBeforeItDeta
 
 TEST_F(WriterTest, DeferredLoadsWithoutAResolverAreCountedLost) {
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
-  hand_off.BeginDeferring();  // nothing to attach: a no-op
+  lifecycle.BeginDeferring();  // nothing to attach: a no-op
   PushDeferred(queue, 5001, 0x2000, 1);
-  EXPECT_TRUE(hand_off.StopDeferring(5000));
+  EXPECT_TRUE(lifecycle.StopDeferring(5000));
   writer.Finish(9000, 5000);
   EXPECT_EQ(stats.lost_unresolved.Get(), 1u);
   EXPECT_EQ(stats.LostTotal(), 1u);
@@ -460,11 +463,11 @@ TEST_F(WriterTest, DeferredLoadsWithoutAResolverAreCountedLost) {
 TEST_F(WriterTest, ResolvingADeferredLoadTakesNoBudget) {
   options_.budget_bytes = 64 << 10;
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   FakeResolver resolver;
-  hand_off.SetResolver(&resolver);
+  lifecycle.SetResolver(&resolver);
   ASSERT_TRUE(writer.Open(1, 1000));
-  ASSERT_NO_FATAL_FAILURE(AttachHere(hand_off, resolver));
+  ASSERT_NO_FATAL_FAILURE(AttachHere(lifecycle, resolver));
   for (int i = 0; i < 8; ++i) PushDeferred(queue, 5000 + static_cast<uint64_t>(i), 0x10000 * (i + 1ull), 200);
   const uint64_t held = queue.bytes_in_flight();
   EXPECT_EQ(stats.queue_bytes_high.Get(), held);
@@ -473,7 +476,7 @@ TEST_F(WriterTest, ResolvingADeferredLoadTakesNoBudget) {
   EXPECT_EQ(stats.code_loads_written.Get(), 8u);
   EXPECT_EQ(stats.queue_bytes_high.Get(), held);
   EXPECT_EQ(queue.bytes_in_flight(), 0u);
-  hand_off.DetachAtExit();
+  lifecycle.DetachAtExit();
 }
 
 // A callback cannot read the JVM's code list, so a method-handle intrinsic it named (posted
@@ -481,9 +484,9 @@ TEST_F(WriterTest, ResolvingADeferredLoadTakesNoBudget) {
 // attached writer names it; one it cannot name stays as the callback wrote it, counted.
 TEST_F(WriterTest, IntrinsicsNamedInCallbacksAreNamedByTheAttachedWriter) {
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   FakeResolver resolver;
-  hand_off.SetResolver(&resolver);
+  lifecycle.SetResolver(&resolver);
   ASSERT_TRUE(writer.Open(1, 1000));
   const std::string unknown = UnknownIntrinsicName(NameStyle::kJava).name;
   PushIntrinsic(queue, 5000, 0x1000);
@@ -491,9 +494,9 @@ TEST_F(WriterTest, IntrinsicsNamedInCallbacksAreNamedByTheAttachedWriter) {
   EXPECT_EQ(stats.intrinsics_unnamed.Get(), 1u);
   PushIntrinsic(queue, 5001, 0x2000);  // queued before the writer attached
   PushLoad(queue, 5002, 0x3000, 0x20, "app.Main.run()");
-  ASSERT_NO_FATAL_FAILURE(AttachHere(hand_off, resolver));
+  ASSERT_NO_FATAL_FAILURE(AttachHere(lifecycle, resolver));
   EXPECT_EQ(writer.ProcessAvailable(), 2u);
-  hand_off.DetachAtExit();
+  lifecycle.DetachAtExit();
 
   EXPECT_EQ(resolver.resolved_elsewhere, 0);
   EXPECT_EQ(stats.intrinsics_unnamed.Get(), 1u);
@@ -507,11 +510,11 @@ TEST_F(WriterTest, IntrinsicsNamedInCallbacksAreNamedByTheAttachedWriter) {
 // whose code is unloaded meanwhile is written (unnamed) before its unload.
 TEST_F(WriterTest, IntrinsicsWaitForACodeListReadTheBudgetAllows) {
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   FakeResolver resolver;
-  hand_off.SetResolver(&resolver);
+  lifecycle.SetResolver(&resolver);
   ASSERT_TRUE(writer.Open(1, 1000));
-  ASSERT_NO_FATAL_FAILURE(AttachHere(hand_off, resolver));
+  ASSERT_NO_FATAL_FAILURE(AttachHere(lifecycle, resolver));
   const uint64_t now = MonotonicNanos();
   resolver.reads_allowed = false;
   PushIntrinsic(queue, now, 0x1000);
@@ -525,7 +528,7 @@ TEST_F(WriterTest, IntrinsicsWaitForACodeListReadTheBudgetAllows) {
   EXPECT_EQ(stats.intrinsics_unnamed.Get(), 1u);
   resolver.reads_allowed = true;
   EXPECT_EQ(writer.ProcessAvailable(), 0u);  // nothing queued: the waiting one is named
-  hand_off.DetachAtExit();
+  lifecycle.DetachAtExit();
 
   const std::string unknown = UnknownIntrinsicName(NameStyle::kJava).name;
   EXPECT_EQ(LoadNamesIn(writer.dump_path()),
@@ -540,17 +543,17 @@ TEST_F(WriterTest, IntrinsicsWaitForACodeListReadTheBudgetAllows) {
 // budget (IntrinsicNamer::kForcedReadMaxNs).
 TEST_F(WriterTest, IntrinsicsStillWaitingWhenTheWriterDetachesForceARead) {
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   FakeResolver resolver;
   resolver.reads_allowed = false;
-  hand_off.SetResolver(&resolver);
+  lifecycle.SetResolver(&resolver);
   ASSERT_TRUE(writer.Open(1, 1000));
   writer.Start();
-  ASSERT_NO_FATAL_FAILURE(AwaitWriterAttach(hand_off, resolver));
+  ASSERT_NO_FATAL_FAILURE(AwaitWriterAttach(lifecycle, resolver));
   const uint64_t now = MonotonicNanos();
   PushIntrinsic(queue, now, 0x1000);
   PushIntrinsic(queue, now + 1, 0x2000);
-  EXPECT_TRUE(hand_off.StopDeferring(5000));
+  EXPECT_TRUE(lifecycle.StopDeferring(5000));
   writer.Finish(now + 2, 5000);
 
   EXPECT_EQ(resolver.forced_reads, 2);  // the fake reads per load; the real namer once for all
@@ -566,12 +569,12 @@ TEST_F(WriterTest, IntrinsicsStillWaitingWhenTheWriterDetachesForceARead) {
 // written with the placeholder, counted unnamed.
 TEST_F(WriterTest, AFailingReadWritesTheWaitingIntrinsicsUnnamed) {
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   FakeResolver resolver;
   resolver.reads_allowed = false;
-  hand_off.SetResolver(&resolver);
+  lifecycle.SetResolver(&resolver);
   ASSERT_TRUE(writer.Open(1, 1000));
-  ASSERT_NO_FATAL_FAILURE(AttachHere(hand_off, resolver));
+  ASSERT_NO_FATAL_FAILURE(AttachHere(lifecycle, resolver));
   const uint64_t now = MonotonicNanos();
   PushIntrinsic(queue, now, 0x1000);
   PushIntrinsic(queue, now + 1, 0x2000);
@@ -579,7 +582,7 @@ TEST_F(WriterTest, AFailingReadWritesTheWaitingIntrinsicsUnnamed) {
   resolver.reads_allowed = true;
   resolver.read_throws = true;
   EXPECT_EQ(writer.ProcessAvailable(), 0u);
-  hand_off.DetachAtExit();
+  lifecycle.DetachAtExit();
   const std::string unknown = UnknownIntrinsicName(NameStyle::kJava).name;
   EXPECT_EQ(LoadNamesIn(writer.dump_path()), (std::vector<std::string>{unknown, unknown}));
   EXPECT_EQ(stats.intrinsics_unnamed.Get(), 2u);
@@ -591,12 +594,12 @@ TEST_F(WriterTest, AFailingReadWritesTheWaitingIntrinsicsUnnamed) {
 // Memory stays bounded: with kMaxHeldIntrinsics waiting, the oldest is written unnamed.
 TEST_F(WriterTest, AtMostKMaxHeldIntrinsicsWait) {
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   FakeResolver resolver;
   resolver.reads_allowed = false;
-  hand_off.SetResolver(&resolver);
+  lifecycle.SetResolver(&resolver);
   ASSERT_TRUE(writer.Open(1, 1000));
-  ASSERT_NO_FATAL_FAILURE(AttachHere(hand_off, resolver));
+  ASSERT_NO_FATAL_FAILURE(AttachHere(lifecycle, resolver));
   const uint64_t now = MonotonicNanos();
   const size_t held = Writer::kMaxHeldIntrinsics;
   for (size_t i = 0; i <= held; ++i) {
@@ -607,7 +610,7 @@ TEST_F(WriterTest, AtMostKMaxHeldIntrinsicsWait) {
   EXPECT_EQ(stats.intrinsics_unnamed.Get(), 1u);
   resolver.reads_allowed = true;
   EXPECT_EQ(writer.ProcessAvailable(), 0u);
-  hand_off.DetachAtExit();
+  lifecycle.DetachAtExit();
   EXPECT_EQ(stats.code_loads_written.Get(), held + 1);
   EXPECT_EQ(LoadNamesIn(writer.dump_path())[1], "intrinsic@8192/" + std::to_string(now + 1));
   EXPECT_EQ(stats.Unaccounted(), 0u);
@@ -617,7 +620,7 @@ TEST_F(WriterTest, AtMostKMaxHeldIntrinsicsWait) {
 // lost for want of output, and counted so.
 TEST_F(WriterTest, RecordsWithoutADumpAreCountedAsNoOutput) {
   Pipeline pipeline(options_);
-  auto& [stats, queue, hand_off, writer] = pipeline;
+  auto& [stats, queue, lifecycle, writer] = pipeline;
   PushLoad(queue, 5000, 0x1000, 0x20, "nowhere");
   EXPECT_EQ(writer.ProcessAvailable(), 1u);
   EXPECT_EQ(stats.lost_no_output.Get(), 1u);

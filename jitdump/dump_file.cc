@@ -46,7 +46,7 @@ Status DumpFile::Create(const std::string& path, mode_t mode, const FileHeaderFi
   if (fd < 0) return Status::Error("open", errno);
   const FileHeader header = MakeFileHeader(fields);
   int file = -1;
-  const Status status = CreateWithContentsAt(fd, BaseName(path), CreateRules{O_RDWR, mode, 0}, &header,
+  const Status status = CreateWithContentsAt(fd, std::string(BaseName(path)), CreateRules{O_RDWR, mode, 0}, &header,
                                              sizeof header, &file);
   if (!status.ok()) {
     ::close(fd);
@@ -126,11 +126,16 @@ Status DumpFile::Append(const struct iovec* iov, int iovcnt) {
   return Status::Ok();
 }
 
-Status DumpFile::Close(uint64_t timestamp) {
+Status DumpFile::Close(uint64_t timestamp, bool sync) {
   if (fd_ < 0) return Status::Ok();
   uint8_t close_record[sizeof(CloseRecord)];
   EncodeClose(timestamp, close_record);
   Status status = Append(close_record, sizeof close_record);
+  if (sync && ::fsync(fd_) != 0 && status.ok()) status = Status::Error("fsync", errno);
+  if (dir_fd_ >= 0) {
+    ::close(dir_fd_);
+    dir_fd_ = -1;
+  }
   if (marker_ != nullptr) {
     ::munmap(marker_, marker_size_);
     marker_ = nullptr;

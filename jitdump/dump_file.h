@@ -41,8 +41,9 @@ class DumpFile {
   Status Append(const struct iovec* iov, int iovcnt);
   Status Append(const void* data, size_t size);
 
-  // Writes JIT_CODE_CLOSE, unmaps the marker and closes. Safe to call twice.
-  Status Close(uint64_t timestamp);
+  // Writes JIT_CODE_CLOSE, fsyncs with `sync` (the bytes survive a machine crash), unmaps the
+  // marker and closes every descriptor it holds. Safe to call twice.
+  Status Close(uint64_t timestamp, bool sync = false);
 
   bool is_open() const { return fd_ >= 0; }
   bool marker_mapped() const { return marker_ != nullptr; }

@@ -103,7 +103,7 @@ template <typename Create>
 Status AtDirectoryOf(const std::string& path, Create create) {
   const int dir = ::open(DirectoryOf(path).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return Status::Error("open", errno);
-  const Status status = create(dir, BaseName(path));
+  const Status status = create(dir, std::string(BaseName(path)));
   ::close(dir);
   return status;
 }
@@ -203,11 +203,6 @@ std::string DirectoryOf(const std::string& path) {
   if (slash == std::string::npos) return ".";
   if (slash == 0) return "/";
   return path.substr(0, slash);
-}
-
-std::string BaseName(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 Status CreateExclusiveAt(int dir, const std::string& name, const CreateRules& rules, int* fd) {

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "jitdump/status.h"
+#include "jitdump/text.h"
 
 namespace jitdump {
 
@@ -101,8 +102,6 @@ Status CreateWithContents(const std::string& path, int flags, mode_t mode, const
 
 // The directory holding `path`: "." for a bare name, "/" for a file at the root.
 std::string DirectoryOf(const std::string& path);
-// The last component of `path`.
-std::string BaseName(const std::string& path);
 
 // write(2) until all `size` bytes are written (retrying EINTR and short writes); false on error,
 // with errno set.

@@ -7,14 +7,10 @@
 #include <unordered_map>
 
 #include "jitdump/report/sample_leaf.h"
+#include "jitdump/text.h"
 
 namespace jitdump::report {
 namespace {
-
-std::string_view Basename(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
 
 // The group of a sample without a Java source line.
 std::string GroupOf(const SampleLeaf& leaf) {
@@ -26,7 +22,7 @@ std::string GroupOf(const SampleLeaf& leaf) {
     case FrameKind::kStub: return "[jit stubs]";
     case FrameKind::kKernel: return "[kernel]";
     case FrameKind::kNative:
-      return leaf.mapping != nullptr && !leaf.mapping->file.empty() ? "[" + std::string(Basename(leaf.mapping->file)) + "]"
+      return leaf.mapping != nullptr && !leaf.mapping->file.empty() ? "[" + std::string(BaseName(leaf.mapping->file)) + "]"
                                                                      : "[native]";
     case FrameKind::kUnknown: return IsUnresolvedJit(leaf) ? "[jit, unresolved]" : "[unknown]";
   }

@@ -4,15 +4,10 @@
 #include <charconv>
 
 #include "jitdump/report/line_stream.h"
+#include "jitdump/text.h"
 
 namespace jitdump::report {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 
 // Counts events and passes everything on.
 class CountingSink : public ScriptSink {
@@ -51,7 +46,7 @@ std::vector<RecordedEvent> ParseEvlist(std::string_view text) {
   std::vector<RecordedEvent> events;
   while (!text.empty()) {
     const size_t nl = text.find('\n');
-    std::string_view line = Trim(text.substr(0, nl));
+    std::string_view line = TrimSpace(text.substr(0, nl));
     text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
     const size_t type = line.find(": type: ");
     if (line.empty() || line[0] == '#' || type == std::string_view::npos) continue;
@@ -66,8 +61,8 @@ std::vector<RecordedEvent> ParseEvlist(std::string_view text) {
       rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 2);
       const size_t colon = pair.find(": ");
       if (colon == std::string_view::npos) continue;
-      const std::string_view key = Trim(pair.substr(0, colon));
-      const std::string_view value = Trim(pair.substr(colon + 2));
+      const std::string_view key = TrimSpace(pair.substr(0, colon));
+      const std::string_view value = TrimSpace(pair.substr(colon + 2));
       if (key == "sample_type") event.sample_type = std::string(value);
       if (key == "use_clockid") event.use_clockid = value == "1";
       // A value that is no number (another perf's output, a damaged file) leaves the clock

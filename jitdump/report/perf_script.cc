@@ -1,17 +1,12 @@
 #include "jitdump/report/perf_script.h"
 
 #include <algorithm>
+#include "jitdump/text.h"
 
 namespace jitdump::report {
 namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 bool AllDigits(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -149,7 +144,7 @@ bool ParseMmapBody(std::string_view body, ScriptEvent* event) {
 
 // " 27174/27174: [..." -> the pid and tid before the colon.
 bool ParseEventPid(std::string_view body, ScriptEvent* event) {
-  body = Trim(body);
+  body = TrimSpace(body);
   const size_t colon = body.find(':');
   if (colon == std::string_view::npos) return false;
   const std::string_view ids = body.substr(0, colon);
@@ -191,10 +186,10 @@ bool ParseSampleTime(std::string_view token, uint64_t* ns) {
 }
 
 bool ParseFrameLine(std::string_view line, ScriptFrame* frame) {
-  line = Trim(line);
+  line = TrimSpace(line);
   const size_t space = line.find_first_of(" \t");
   if (!ParseHex(line.substr(0, space), &frame->addr)) return false;
-  std::string_view rest = space == std::string_view::npos ? std::string_view() : Trim(line.substr(space));
+  std::string_view rest = space == std::string_view::npos ? std::string_view() : TrimSpace(line.substr(space));
   frame->dso.clear();
   // The DSO is the parenthesised group that ends the line ("(/usr/lib/x.so (deleted))" nests):
   // match its opening parenthesis from the end. Only a path or a [bracketed] name counts, so a
@@ -212,7 +207,7 @@ bool ParseFrameLine(std::string_view line, ScriptFrame* frame) {
     if (open != std::string_view::npos && open + 1 < rest.size() && (rest[open + 1] == '/' || rest[open + 1] == '[') &&
         (open == 0 || rest[open - 1] == ' ')) {
       frame->dso.assign(rest.substr(open + 1, rest.size() - open - 2));
-      rest = Trim(rest.substr(0, open));
+      rest = TrimSpace(rest.substr(0, open));
     }
   }
   // "sym+0x1c" -> "sym"
@@ -290,7 +285,7 @@ bool ScriptParser::ParseHeader(std::string_view line) {
   Tokenize(line, tokens);
   HeaderShape shape;
   if (!FindHeaderShape(tokens, true, &shape) && !FindHeaderShape(tokens, false, &shape)) return false;
-  sample_.comm.assign(Trim(line.substr(0, tokens[shape.pid].at)));
+  sample_.comm.assign(TrimSpace(line.substr(0, tokens[shape.pid].at)));
   ParsePidToken(tokens[shape.pid].text, &sample_.pid, &sample_.tid);
   sample_.time_ns = shape.time_ns;
   sample_.period = 0;
@@ -330,7 +325,7 @@ bool ScriptParser::ParseHeader(std::string_view line) {
 
 void ScriptParser::Feed(std::string_view line) {
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
-  if (Trim(line).empty()) {
+  if (TrimSpace(line).empty()) {
     Flush();
     return;
   }

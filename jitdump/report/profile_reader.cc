@@ -7,6 +7,7 @@
 #include "jitdump/report/classify.h"
 #include "jitdump/report/dump_locator.h"
 #include "jitdump/report/printable.h"
+#include "jitdump/text.h"
 
 namespace jitdump::report {
 
@@ -23,11 +24,6 @@ namespace {
 bool TimeBasedEvent(std::string_view event) {
   const std::string_view name = event.substr(0, event.find(':'));
   return name == "cpu-clock" || name == "task-clock";
-}
-
-std::string_view Basename(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
 // "libc.so.6" -> "[libc.so.6]"; "[kernel.kallsyms]" stays as it is.
@@ -165,7 +161,7 @@ uint32_t ProfileReader::NativeLocation(const StackSample& sample, const StackFra
   if (lines.empty()) {
     const bool known = frame.named && KnownSymbol(frame.sym);
     std::string name = known ? std::string(frame.sym) : std::string();
-    if (!known) name = dso.none || jit_area ? "[unknown]" : Bracketed(Basename(dso.name));
+    if (!known) name = dso.none || jit_area ? "[unknown]" : Bracketed(BaseName(dso.name));
     if (kernel) {
       kind = FrameKind::kKernel;
     } else if (jit_area) {

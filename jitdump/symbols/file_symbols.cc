@@ -6,6 +6,7 @@
 #include "jitdump/symbols/dwarf_lines.h"
 #include "jitdump/symbols/elf_symbols.h"
 #include "jitdump/symbols/mini_debuginfo.h"
+#include "jitdump/text.h"
 
 namespace jitdump::symbols {
 namespace {
@@ -19,11 +20,6 @@ bool SameBytes(std::span<const uint8_t> a, std::span<const uint8_t> b) {
 std::string_view DirName(std::string_view path) {
   const size_t slash = path.rfind('/');
   return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
-}
-
-std::string_view BaseName(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
 // One file the search looked at and kept.

@@ -1,6 +1,7 @@
 // Reading /proc about a running process (proc_info.h).
 #include "jitdump/tool/proc_info.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -116,13 +117,52 @@ bool SameNamespace(uint32_t pid, const char* kind) {
   return mine.st_dev == theirs.st_dev && mine.st_ino == theirs.st_ino;
 }
 
-std::string MappedDump(uint32_t pid) {
+std::string MappedDump(uint32_t pid, bool* deleted) {
   std::string found;
   ForEachLine(ReadProc(pid, "maps"), '\n', [&](std::string_view line) {
     std::string_view path = MapsPath(line);
-    while (path.size() > 10 && path.substr(path.size() - 10) == " (deleted)") path.remove_suffix(10);
-    if (found.empty() && EndsWithDump(path)) found = std::string(path);
+    bool gone = false;
+    while (path.size() > 10 && path.substr(path.size() - 10) == " (deleted)") {
+      path.remove_suffix(10);
+      gone = true;
+    }
+    if (found.empty() && EndsWithDump(path)) {
+      found = std::string(path);
+      if (deleted != nullptr) *deleted = gone;
+    }
   });
+  return found;
+}
+
+bool HasThreadNamed(uint32_t pid, std::string_view name) {
+  DIR* tasks = ::opendir(("/proc/" + std::to_string(pid) + "/task").c_str());
+  if (tasks == nullptr) return false;
+  bool found = false;
+  while (const dirent* task = ::readdir(tasks)) {
+    if (task->d_name[0] == '.') continue;
+    std::string comm = ReadProc(pid, (std::string("task/") + task->d_name + "/comm").c_str(), 64);
+    while (!comm.empty() && comm.back() == '\n') comm.pop_back();
+    found = found || comm == name;
+  }
+  ::closedir(tasks);
+  return found;
+}
+
+bool HasOpenFile(uint32_t pid, const std::string& path) {
+  const std::string fd_dir = "/proc/" + std::to_string(pid) + "/fd";
+  DIR* fds = ::opendir(fd_dir.c_str());
+  if (fds == nullptr) return false;
+  bool found = false;
+  while (const dirent* fd = ::readdir(fds)) {
+    if (fd->d_name[0] == '.') continue;
+    char target[4096];
+    const ssize_t n = ::readlinkat(::dirfd(fds), fd->d_name, target, sizeof target - 1);
+    if (n <= 0) continue;
+    std::string_view link(target, static_cast<size_t>(n));
+    if (link.size() > 10 && link.substr(link.size() - 10) == " (deleted)") link.remove_suffix(10);
+    found = found || link == path;
+  }
+  ::closedir(fds);
   return found;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace jitdump::tool {
@@ -26,8 +27,12 @@ bool ReadCredentials(uint32_t pid, ProcessCredentials* credentials, std::string*
 bool SameNamespace(uint32_t pid, const char* kind);
 
 // The first jitdump marker the process maps (a path ending in /jit-<digits>.dump, as the
-// process sees it), or "".
-std::string MappedDump(uint32_t pid);
+// process sees it), or ""; `deleted` (if given) says whether the file has been deleted since.
+std::string MappedDump(uint32_t pid, bool* deleted = nullptr);
+// Whether one of the process's threads is named `name` (/proc/PID/task/*/comm).
+bool HasThreadNamed(uint32_t pid, std::string_view name);
+// Whether one of the process's descriptors is the file at `path` (as this process sees it).
+bool HasOpenFile(uint32_t pid, const std::string& path);
 // Whether it maps a libjitdumpagent*.so (an agent that disabled itself stays mapped).
 bool MapsAgentLibrary(uint32_t pid);
 // Whether it maps libjvm.so (a HotSpot JVM).

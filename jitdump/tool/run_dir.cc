@@ -160,11 +160,11 @@ std::string UntrustedAncestry(int dir_fd, uid_t uid, const std::string& path) {
 bool CreateRunDirectory(const std::string& path, bool for_jvm, uid_t jvm_uid, gid_t jvm_gid,
                         const std::vector<gid_t>& jvm_groups, NewRun* run, std::string* error) {
   std::string parent_path = DirectoryOf(path);
-  std::string name = BaseName(path);
+  std::string name(BaseName(path));
   while (name.empty() && path.size() > 1 && path.back() == '/') {  // "run/"
     const std::string trimmed = path.substr(0, path.find_last_not_of('/') + 1);
     parent_path = DirectoryOf(trimmed);
-    name = BaseName(trimmed);
+    name = std::string(BaseName(trimmed));
   }
   if (name.empty() || name == "." || name == "..") {
     *error = Printable(path) + ": not a name for a new directory";

@@ -29,7 +29,7 @@
 #include <thread>
 #include <vector>
 
-#include "agent/hand_off.h"
+#include "agent/lifecycle.h"
 #include "agent/record_queue.h"
 #include "agent/writer.h"
 #include "bench_common.h"
@@ -95,8 +95,8 @@ void BM_Flood(benchmark::State& state) {
     options.wait_ms = 100;
     Stats stats;
     RecordQueue queue(options, stats);
-    HandOff hand_off;
-    Writer writer(options, stats, queue, hand_off);
+    Lifecycle lifecycle;
+    Writer writer(options, stats, queue, lifecycle);
     if (!writer.Open(static_cast<uint32_t>(getpid()), Now())) {
       Fail(state, "cannot open the dump");
       break;

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "agent/dump_batch.h"
-#include "agent/hand_off.h"
+#include "agent/lifecycle.h"
 #include "agent/inline_tree.h"
 #include "agent/line_map.h"
 #include "agent/record_queue.h"
@@ -226,8 +226,8 @@ void BM_Pipeline(benchmark::State& state) {
   for (auto _ : state) {
     Stats stats;
     RecordQueue queue(options, stats);
-    HandOff hand_off;
-    Writer writer(options, stats, queue, hand_off);
+    Lifecycle lifecycle;
+    Writer writer(options, stats, queue, lifecycle);
     const uint32_t pid = 100000 + static_cast<uint32_t>(iteration++);
     if (!writer.Open(pid, Now())) {
       state.SkipWithError("cannot open the dump");

@@ -48,6 +48,9 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    # support/registry.py reads this marker to register the test with meson.
+    config.addinivalue_line("markers", "meson(timeout=SECONDS, every_jdk=False): how meson runs this test "
+                            "(its timeout; every_jdk: also on each JDK of meson's extra_jdks option)")
     # meson stops a test that runs out of time with SIGTERM: unwind, so fixtures undo mounts and
     # kill the JVMs they started.
     def interrupt(signum, frame):
@@ -65,7 +68,7 @@ def pytest_collection_finish(session):
     gone = sorted(set(registered) - collected)
     if unregistered or gone:
         pytest.exit("the tests meson runs and the tests in scripts/tests differ:\n"
-                    + "".join(f"  not registered in a meson.build: {n}\n" for n in unregistered)
+                    + "".join(f"  not registered with meson (reconfigure: meson setup --reconfigure BUILD): {n}\n" for n in unregistered)
                     + "".join(f"  registered but not found: {n}\n" for n in gone), returncode=1)
     print(f"all {len(collected)} tests are registered with meson")
 

@@ -19,9 +19,14 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: jitdump attach [--agent PATH] [--force] [--timeout SECONDS] [--jattach PATH] PID [OPTIONS]\n"
+    "       jitdump attach [--agent PATH] [--timeout SECONDS] [--jattach PATH] PID stop\n"
     "Loads libjitdumpagent into the running JVM PID (late attach) with the agent's OPTIONS\n"
-    "(e.g. \"dir=/tmp/jit,perfmap=on\"; `help` lists them). The agent replays the code compiled\n"
-    "so far (JVMTI GenerateEvents), then writes new code as it is compiled.\n"
+    "(e.g. \"dir=/tmp/jit,perfmap=on,stop_after=600\"; `help` lists them), starting a session: the\n"
+    "agent replays the code compiled so far (JVMTI GenerateEvents), then writes new code as it is\n"
+    "compiled. `stop` ends the running session: the agent disables its events, closes the dump\n"
+    "with its CLOSE record and ends its thread, leaving no thread or descriptor of its own in the\n"
+    "JVM; a later attach with options starts a new session (the library stays loaded: a JVM never\n"
+    "unloads an agent).\n"
     "  PID        the JVM's pid as seen here (a host pid works for a JVM in a container; --agent\n"
     "             then names the library's path inside the container)\n"
     "  --agent    the library (default: $JITDUMPAGENT_LIB)\n"
@@ -32,9 +37,10 @@ constexpr char kUsage[] =
     "How: through jattach, which speaks HotSpot's attach protocol itself with the JVM's user\n"
     "and namespaces. No jcmd or other program of the JVM's JDK runs, so the host needs no JDK;\n"
     "run as root, jattach gets no terminal, no environment but PATH, and none of root's groups.\n"
-    "exit status: 0 the agent writes a dump (or already did, for a load without options);\n"
-    "1 nothing will be written for this load (refused options or directory, options of a\n"
-    "running agent, attach failed); 2 usage error\n";
+    "exit status: 0 the agent writes a dump (or already did, for a load without options), or\n"
+    "with stop: no session runs any more; 1 nothing will be written for this load (refused\n"
+    "options or directory, options of a running session, attach failed), or the session did\n"
+    "not stop; 2 usage error\n";
 
 constexpr OptionSpec kOptions[] = {
     {"--agent", "PATH"}, {"--force", ""}, {"--timeout", "SECONDS"}, {"--jattach", "PATH"}};
@@ -61,6 +67,37 @@ std::string Shown(const std::string& output) {
     begin = end + 1;
   }
   return out;
+}
+
+// `jitdump attach PID stop`: ends the running session and checks that nothing of it is left.
+int Stop(uint32_t pid, const std::string& jattach, const std::string& agent, int timeout_s, bool same_mount_ns) {
+  const std::string who = std::to_string(pid);
+  const std::string dump = MappedDump(pid);
+  if (dump.empty()) {
+    Say(stdout, MapsAgentLibrary(pid) ? "libjitdumpagent in " + who + " runs no session (it is dormant): nothing to stop"
+                                      : "libjitdumpagent is not loaded in " + who + ": nothing to stop");
+    return kExitOk;
+  }
+  const AttachReply reply = SendLoad(jattach, pid, agent, "stop", timeout_s * 1000);
+  if (!reply.started) return Fail(reply.error);
+  if (!Loaded(reply)) {
+    std::fputs(Shown(reply.output).c_str(), stderr);
+    if (reply.timed_out) return Fail("the JVM did not answer within " + std::to_string(timeout_s) + " s (jattach stopped)");
+    return Fail(reply.error.empty() ? "the stop did not reach the agent (the JVM's answer is above)" : reply.error);
+  }
+  // The agent answers once its writer has closed the dump (within its 5 s budget); its thread
+  // leaves /proc a moment later.
+  for (int i = 0; i < 50; ++i) {
+    if (MappedDump(pid).empty() && !HasThreadNamed(pid, "jitdump-writer") &&
+        (!same_mount_ns || !HasOpenFile(pid, dump))) {
+      Say(stdout, "stopped: " + Printable(dump) + " is closed; no thread or descriptor of the agent is left in " + who +
+                      " (the library stays mapped, dormant, until a later attach with options)");
+      return kExitOk;
+    }
+    ::usleep(100000);
+  }
+  return Fail("the agent in " + who + " did not stop within 5 s: its session still writes " + Printable(dump) +
+              " (a hung disk? the JVM's stderr may say why)");
 }
 
 int Attach(const Invocation& in) {
@@ -116,22 +153,31 @@ int Attach(const Invocation& in) {
                 "; pass --agent with the path inside it");
   }
 
-  const std::string dump_before = MappedDump(pid);
+  if (options == "stop") return Stop(pid, jattach, agent, timeout_s, same_mount_ns);
+  bool dump_deleted = false;
+  std::string dump_before = MappedDump(pid, &dump_deleted);
   const bool force = in.Flag("--force");
-  if (!dump_before.empty() && !force) {
+  if (!dump_before.empty() && dump_deleted) {
+    // The agent stops a session whose dump was deleted on its own (within a second); a load with
+    // options that comes first replaces it.
+    Say(stdout, "the running session's dump " + Printable(dump_before) + " was deleted; the agent replaces that "
+                "session with a new one");
+    dump_before.clear();
+  } else if (!dump_before.empty() && !force) {
     Say(stdout, "libjitdumpagent already runs in " + std::to_string(pid) + ", writing " + Printable(dump_before));
     if (!options.empty()) {
-      // A JVMTI agent can be neither unloaded nor reconfigured: a second load changes nothing.
+      // A running session keeps its options: a second load changes nothing.
       return Fail("your options '" + Printable(options) +
-                  "' were not applied: the agent keeps the options it was loaded with until the JVM exits; restart "
-                  "the JVM with -agentpath:" + Printable(agent) + "=" + Printable(options) + " to change them");
+                  "' were not applied: the running session keeps the options it started with; stop it first "
+                  "(jitdump-attach " + std::to_string(pid) + " stop), then attach with your options");
     }
     return kExitOk;
   }
   if (dump_before.empty() && MapsAgentLibrary(pid)) {
-    // An earlier load disabled itself (a typo, an unusable dir=): it released the JVM, so this one can start.
-    Say(stdout, "an earlier load of libjitdumpagent in " + std::to_string(pid) +
-                    " writes nothing (it disabled itself; the JVM's stderr says why); loading again");
+    // A session that stopped (or a load that disabled itself: a typo, an unusable dir=) left the
+    // library dormant: this load starts a new session.
+    Say(stdout, "libjitdumpagent in " + std::to_string(pid) + " is loaded but runs no session (an earlier one "
+                "stopped, or a load disabled itself: the JVM's stderr says which); starting a new session");
   }
 
   const AttachReply reply = SendLoad(jattach, pid, agent, options, timeout_s * 1000);
@@ -159,7 +205,7 @@ int Attach(const Invocation& in) {
   if (!dump_before.empty()) {
     return Fail("libjitdumpagent already ran in " + std::to_string(pid) + " (writing " + Printable(dump_before) +
                 "): this load (--force) changed nothing and its options were not applied (the JVM's stderr has the "
-                "agent's warning); restart the JVM to change them");
+                "agent's warning); stop the session first (jitdump-attach " + std::to_string(pid) + " stop)");
   }
 
   // Confirm that the dump marker appeared (an agent of another version may return 0 although it

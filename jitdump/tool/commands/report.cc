@@ -158,19 +158,6 @@ bool ReadScriptFile(const std::string& path, report::ScriptSink& sink, std::stri
   return ok;
 }
 
-std::string ExpandPid(const std::string& pattern, uint32_t pid) {
-  std::string out;
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] == '%' && i + 1 < pattern.size() && pattern[i + 1] == 'p') {
-      out += std::to_string(pid);
-      ++i;
-    } else {
-      out.push_back(pattern[i]);
-    }
-  }
-  return out;
-}
-
 // The stats each JVM's agent wrote, by process index: looked up by the JVM's own pid (what %p
 // expands to in the agent), then by perf's pid.
 std::map<uint32_t, nlohmann::json> AgentStats(const Profile& profile, const std::string& pattern) {
@@ -277,7 +264,7 @@ bool WriteOutput(const std::string& path, const char* what, Write write, int out
     return false;
   }
   OutputDirectory parent;
-  const std::string name = out_dir >= 0 ? path.substr(path.rfind('/') + 1) : BaseName(path);
+  const std::string name(BaseName(path));
   if (out_dir < 0) {
     if (!parent.Open(DirectoryOf(path), false, &error)) {
       std::fprintf(stderr, "jitdump report: cannot write %s: %s\n", what, error.c_str());
@@ -313,11 +300,6 @@ bool WriteOutput(const std::string& path, const char* what, Write write, int out
     return false;
   }
   return true;
-}
-
-std::string Basename(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 // A writer's Status as WriteOutput's (ok, error) pair.
@@ -404,7 +386,7 @@ int RunReport(ReportRequest req) {
   }
   // Outputs that go into -o DIR are created relative to the directory held since it was checked.
   auto dir_of = [&](const std::string& path) {
-    return out_dir.fd() >= 0 && path == req.out_dir + "/" + BaseName(path) ? out_dir.fd() : -1;
+    return out_dir.fd() >= 0 && path == req.out_dir + "/" + std::string(BaseName(path)) ? out_dir.fd() : -1;
   };
   const bool any_output = !req.folded.empty() || !req.srcline.empty() || !req.summary.empty() || !req.pprof.empty() ||
                           !req.html.empty() || !req.profile_json.empty();
@@ -533,7 +515,7 @@ int RunReport(ReportRequest req) {
     }, dir_of(req.pprof));
   }
   if (!req.html.empty()) {
-    const std::string title = req.title.empty() ? "jitdump report: " + Basename(req.input.empty() ? req.script : req.input)
+    const std::string title = req.title.empty() ? "jitdump report: " + std::string(BaseName(req.input.empty() ? req.script : req.input))
                                                 : req.title;
     ok &= WriteOutput(req.html, "flame graph", [&](std::ostream& out, std::string* why) {
       report::FlameGraphOptions flame;

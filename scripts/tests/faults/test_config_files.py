@@ -12,6 +12,8 @@ of exactly 1 MiB (comments and one valid option) is read and used: the agent wri
 """
 import os
 
+import pytest
+
 from support.checks import check, log
 from support.output import agent_lines, dumps_in
 from support.prereq import require_root
@@ -20,6 +22,7 @@ ROUNDS = 2000
 LIMIT = 1 << 20
 
 
+@pytest.mark.meson(every_jdk=True)
 def test_config_files(ctx) -> None:
     require_root("reading /proc/kmsg needs CAP_SYSLOG (the agent must refuse it before reading)")
     expected = ctx.expected_output(ROUNDS)

@@ -20,6 +20,8 @@ fix (a directory of our own or root's; chmod +t), nothing created in it, the JVM
 import os
 import subprocess
 
+import pytest
+
 from support.checks import check, log
 from support.jvm import wait_line
 from support.output import agent_lines, read_stats
@@ -44,6 +46,7 @@ def as_nobody(command: str) -> None:
                    check=True, timeout=30)
 
 
+@pytest.mark.meson(every_jdk=True)
 def test_dir_swap(ctx) -> None:
     require_root("a root JVM and files planted as another user")
     require_command("setpriv", "util-linux")

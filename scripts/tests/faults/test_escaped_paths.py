@@ -6,6 +6,8 @@ line, and bytes that are not UTF-8. The agent's messages about them must show ev
 escaped (as `\\xNN`): no ESC or other control byte on stderr, no forged line, no raw non-ASCII
 byte, and the path still recognisable in the message. The JVM runs its workload to the end.
 """
+import pytest
+
 from support.checks import check, log
 from support.output import agent_lines
 
@@ -14,6 +16,7 @@ HOSTILE = b"/proc/\x1b[31mred\x1b[0m\nFAKE: all good\xff\xfe"
 ESCAPED = "/proc/\\x1b[31mred\\x1b[0m\\x0aFAKE: all good\\xff\\xfe"
 
 
+@pytest.mark.meson(every_jdk=True)
 def test_escaped_paths(ctx) -> None:
     expected = ctx.expected_result(ROUNDS)
     cases = {

@@ -13,6 +13,8 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from support import perf
 from support.checks import check, log
 from support.output import agent_lines, dumps_in, read_stats
@@ -175,6 +177,7 @@ def clean_exits(ctx) -> None:
         log(f"{how}: closed dump with {len(d.loads)} loads; {lost['after_close']} events after close")
 
 
+@pytest.mark.meson(every_jdk=True)
 def test_kill(ctx) -> None:
     perf.require_sampling()
     clean_exits(ctx)

@@ -315,6 +315,7 @@ def no_jdk_path(work: Path) -> str:
     return f"{bin_dir}:/usr/sbin:/sbin"
 
 
+@pytest.mark.meson(every_jdk=True)
 def test_root_visit_attach(ctx, alice, cleanup):
     perf.require_sampling()
     require_command("python3", "python3")

@@ -24,6 +24,8 @@ import os
 import subprocess
 import time
 
+import pytest
+
 from support import perf
 
 from support.checks import check, log
@@ -34,6 +36,7 @@ from support.output import agent_lines
 ROUNDS = 3000
 
 
+@pytest.mark.meson(every_jdk=True)
 def test_same_pid(ctx) -> None:
     require()
     expected = ctx.expected_output(ROUNDS)

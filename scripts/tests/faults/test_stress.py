@@ -14,6 +14,8 @@ C. A 256 KiB budget (the smallest) with overflow=wait under -Xcomp, so the queue
 import subprocess
 import time
 
+import pytest
+
 from support.checks import check, log
 from support.output import dumps_in, read_stats
 from support.procs import wait_for
@@ -54,6 +56,7 @@ def verify(ctx, what: str, proc, stats_path, out, budget: int, *, allow_budget_l
     return stats
 
 
+@pytest.mark.meson(every_jdk=True)
 def test_stress(ctx) -> None:
     seconds = "180" if ctx.long else "4"
     threads = "16" if ctx.long else "6"

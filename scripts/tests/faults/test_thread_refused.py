@@ -19,6 +19,8 @@ compiled after the attach.
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from support.checks import check, log
 from support.jvm import wait_line
 from support.output import agent_lines, dumps_in
@@ -38,6 +40,7 @@ def blocked_masks(pid: int) -> dict:
     return masks
 
 
+@pytest.mark.meson(every_jdk=True)
 def test_thread_refused(ctx, build) -> None:
     shim = build.tests / "faults" / "writer_faults.so"
     check(shim.is_file(), f"the shim is not built at {shim}: ninja -C {build.dir}")

@@ -15,6 +15,8 @@ copy's options created, scripts/attach exits non-zero saying the options were no
 import shutil
 import subprocess
 
+import pytest
+
 from support.checks import check, log
 from support.jvm import wait_line
 from support.output import agent_lines, dumps_in, read_stats
@@ -23,6 +25,7 @@ ROUNDS = 3000
 INACTIVE = "another copy of libjitdumpagent already runs in this JVM"
 
 
+@pytest.mark.meson(every_jdk=True)
 def test_two_copies(ctx) -> None:
     expected = ctx.expected_output(ROUNDS)
     copy = ctx.work / "copy" / "libjitdumpagent.so"

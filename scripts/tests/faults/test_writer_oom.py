@@ -15,6 +15,8 @@ blobs + lost, with allocation failures counted as lost.allocation and nothing un
 """
 import re
 
+import pytest
+
 from support.checks import check, log
 from support.output import agent_lines, dumps_in, read_stats
 
@@ -22,6 +24,7 @@ ROUNDS = 6000
 RATES = (1000, 50, 3)
 
 
+@pytest.mark.meson(every_jdk=True)
 def test_writer_oom(ctx, build) -> None:
     shim = build.tests / "faults" / "writer_faults.so"
     check(shim.is_file(), f"the shim is not built at {shim}: ninja -C {build.dir}")

@@ -11,6 +11,8 @@ The dump holds the records written before the stall, whole: `jitdump check` acce
 """
 import time
 
+import pytest
+
 from support.checks import check, log
 from support.output import agent_lines, dumps_in, read_stats
 
@@ -18,6 +20,7 @@ ROUNDS = 6000
 STALL_AFTER = 3  # the header and the first batches are written, then the disk hangs
 
 
+@pytest.mark.meson(every_jdk=True)
 def test_writer_stall(ctx, build) -> None:
     shim = build.tests / "faults" / "writer_faults.so"
     check(shim.is_file(), f"the shim is not built at {shim}: ninja -C {build.dir}")

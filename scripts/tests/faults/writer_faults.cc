@@ -2,7 +2,7 @@
 // "jitdump-writer", named by WRITER_FAULTS_THREAD) and nowhere else. Built by meson next to the
 // suite (build/scripts/tests/faults/writer_faults.so).
 //
-// Failing allocations (faults-writer-oom), WRITER_FAULTS_MALLOC_EVERY=N: an allocation fails when
+// Failing allocations (faults-writer_oom), WRITER_FAULTS_MALLOC_EVERY=N: an allocation fails when
 //  - the calling thread has that name;
 //  - its caller is code of the library whose path contains WRITER_FAULTS_LIBRARY
 //    ("libjitdumpagent"; the agent links libstdc++ statically, so operator new is in there too);
@@ -12,11 +12,11 @@
 // At exit it prints "writer_faults: failed F of N allocations" on stderr, so the test knows the
 // fault fired.
 //
-// A stalled disk (faults-writer-stall), WRITER_FAULTS_STALL_AFTER=N: that thread's pwritev calls
+// A stalled disk (faults-writer_stall), WRITER_FAULTS_STALL_AFTER=N: that thread's pwritev calls
 // after the first N never return (a hung NFS or FUSE mount), and the first stalled one prints
 // "writer_faults: stalled" on stderr.
 //
-// A refused thread (faults-thread-refused), WRITER_FAULTS_PTHREAD_FAIL=N: the first N calls of
+// A refused thread (faults-thread_refused), WRITER_FAULTS_PTHREAD_FAIL=N: the first N calls of
 // pthread_create made by the library named by WRITER_FAULTS_LIBRARY fail with EAGAIN (what
 // glibc returns at a thread limit or without memory for a stack); each prints
 // "writer_faults: refused pthread_create" on stderr. Any thread may call it here (the agent

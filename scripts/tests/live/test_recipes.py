@@ -89,6 +89,7 @@ def test_systemd_dropin(build, agent, tool, jdk, work, soft, cleanup):
     check(all(m in text for m in DEMO_METHODS), f"{perf_map} names the demo's hot methods")
 
 
+@pytest.mark.meson(timeout=120)
 def test_recipe_files(build):
     agent_path = packaged_agent_path(build)
     dockerfile = build.repo / "scripts" / "container" / "Dockerfile.package"

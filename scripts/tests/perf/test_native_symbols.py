@@ -66,7 +66,8 @@ def check_chains(result, dso_suffix: str, what: str, min_checked: int) -> int:
     return max((len(c) for c in ours), default=0)
 
 
-def test_jvm(build, jvm, work):
+@pytest.mark.meson(every_jdk=True)
+def test_native_symbols_jvm(build, jvm, work):
     """A JVM's libjvm.so, libc, JNI libraries, vdso and kernel frames: named as perf names them;
     libc's inline chains (Debian's libc6-dbg) as llvm-symbolizer gives them."""
     perf.require_sampling()
@@ -96,8 +97,9 @@ def test_jvm(build, jvm, work):
     check_chains(result, "/libc.so.6", "JVM", min_checked=5)
 
 
-@pytest.mark.parametrize("program", ["symfix_pie", "symfix_nopie"])
-def test_fixture(build, work, program):
+@pytest.mark.meson(timeout=300)
+@pytest.mark.parametrize("program", ["symfix_pie", "symfix_nopie"], ids=["pie", "nopie"])
+def test_native_symbols(build, work, program):
     """The symbols fixture (cpp-tests/symbols/fixtures): a PIE or non-PIE executable and its
     library, whose hot code is a chain of inlined functions."""
     perf.require_sampling()
@@ -117,7 +119,8 @@ def test_fixture(build, work, program):
     check(deepest >= 3, f"the inlined chain Inner < Middle < Outer was sampled (deepest chain {deepest})")
 
 
-def test_container(build, work, cleanup):
+@pytest.mark.meson(timeout=300)
+def test_native_symbols_container(build, work, cleanup):
     """The fixture in its own mount namespace with its files on a tmpfs only it sees (a
     container): while it lives, through /proc/PID/root; after it exited, from the copies perf
     record put in its build-id cache; without those, not at all (and the lookups say so)."""

@@ -26,6 +26,7 @@ from .profile_diff import compare as _compare
 from .runs import fresh, run
 
 
+@pytest.mark.meson(timeout=900)
 @pytest.mark.parametrize("graph", ["g", "flat"])
 def test_report_inlining(ctx, graph):
     """callee() is inlined into inliningCaller() and compiled on its own for otherCaller(). The
@@ -147,6 +148,7 @@ def test_report_inlining(ctx, graph):
     ctx.check.verify()
 
 
+@pytest.mark.meson(timeout=900)
 def test_report_two_jvms(ctx):
     """A launcher starting two JVMs under one perf-java: each JVM's samples are named from its own
     dump, each JVM is listed with its agent's statistics."""
@@ -177,6 +179,7 @@ def test_report_two_jvms(ctx):
     ctx.check.verify()
 
 
+@pytest.mark.meson(timeout=900)
 def test_report_late_attach(ctx, cleanup):
     """perf records a JVM that runs without the agent, the agent is attached (scripts/attach)
     halfway: the dump appears in the middle of the recording, and samples from before the attach
@@ -216,6 +219,7 @@ def test_report_late_attach(ctx, cleanup):
     ctx.check.verify()
 
 
+@pytest.mark.meson(timeout=900)
 def test_report_same_pid(ctx, cleanup):
     """Two JVMs with one pid writing into one directory (two containers sharing a volume, each JVM
     pid 1): the recorded JVM finds jit-<pid>.dump held by the other and writes
@@ -369,6 +373,7 @@ def dumps_answer(ctx, run_dir):
     return java, with_line
 
 
+@pytest.mark.meson(timeout=3000)
 def test_report_javac_shares(ctx):
     """javac compiling ~300 JDK sources, recorded with and without -g: the line share of the
     compiled-Java samples jitdump report gives is exactly what the dumps' line tables give (the
@@ -404,6 +409,7 @@ def test_report_javac_shares(ctx):
     ctx.check.verify()
 
 
+@pytest.mark.meson(timeout=900)
 def test_report_dwarf(ctx):
     """--call-graph dwarf: the perf.data reader unwinds each sample's user stack copy itself
     (libdwfl) where perf script used perf's unwinder; the profiles must be the same, and the
@@ -425,6 +431,7 @@ def test_report_dwarf(ctx):
     ctx.check.verify()
 
 
+@pytest.mark.meson(timeout=900)
 def test_report_compressed_and_pipe(ctx, cleanup):
     """`perf record -z` (COMPRESSED records: one zstd stream) and pipe mode (`perf record -o - |
     jitdump report -`, with no perf on jitdump's PATH): the perf.data reader's profile is the perf

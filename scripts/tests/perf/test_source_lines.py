@@ -4,6 +4,8 @@ import collections
 import os
 import re
 
+import pytest
+
 from support.checks import figure
 
 from .runs import JITTED
@@ -24,6 +26,7 @@ def perf_srcline_rows(ctx, run_dir):
     return rows, p.seconds
 
 
+@pytest.mark.meson(timeout=900)
 def test_srcline(ctx):
     """perf report --sort srcline gives File.java:N for >= 95% of compiled-Java-method samples,
     the known hot lines win (also when inlined), and perf-java's fast table agrees with perf."""

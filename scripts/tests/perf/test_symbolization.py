@@ -5,11 +5,14 @@ import os
 import re
 import shutil
 
+import pytest
+
 from support.checks import figure
 
 from .runs import disk_figures, fresh, report_symbolization
 
 
+@pytest.mark.meson(timeout=900)
 def test_hotloop(ctx):
     """Symbolization on the demo's hot loops, backdate on (default) and off."""
     check = ctx.check
@@ -25,6 +28,7 @@ def test_hotloop(ctx):
     check(res_on["share"] >= 99.9, f"hot loop: {res_on['share']:.3f}% of JIT samples symbolized (>= 99.9%)")
 
 
+@pytest.mark.meson(timeout=2400)
 def test_javac(ctx):
     """Symbolization on javac compiling ~300 JDK sources: the startup-heavy case."""
     check = ctx.check

@@ -12,7 +12,7 @@ from .checks import check
 # VMDeath has returned, when JVMTI names nothing any more, and a method compiled for the first time
 # then cannot be named. The agent writes it as [unknown Java method], counts it
 # (unnamed_loads.after_vm_death) and says so at exit. Whether it happens depends on the JVM's
-# compile timing at exit (a few runs in a hundred of a short JVM); hand_off_test covers the line.
+# compile timing at exit (a few runs in a hundred of a short JVM); lifecycle_test covers the line.
 EXIT_RACE = "posted after VM death written as [unknown Java method]"
 
 

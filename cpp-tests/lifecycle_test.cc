@@ -1,7 +1,7 @@
 // The hand-off between the callbacks and the writer thread: first on its own (a recording
 // resolver), then end to end through the agent's callbacks, the writer thread and its JVMTI
 // resolver against the fake JVM, which answers JVMTI only on attached threads.
-#include "agent/hand_off.h"
+#include "agent/lifecycle.h"
 
 #include <gtest/gtest.h>
 #include <jvmti.h>
@@ -33,9 +33,9 @@ using test_support::FakeMethod;
 // A callback on its own thread that holds its ticket until told to go on.
 class Callback {
  public:
-  Callback(HandOff& hand_off, bool compiled_load)
-      : thread_([this, &hand_off, compiled_load] {
-          const HandOff::Ticket ticket = hand_off.Enter(compiled_load);
+  Callback(Lifecycle& lifecycle, bool compiled_load)
+      : thread_([this, &lifecycle, compiled_load] {
+          const Lifecycle::Ticket ticket = lifecycle.Enter(compiled_load);
           accepted_ = ticket.accepted();
           defer_ = ticket.defer();
           entered_ = true;
@@ -71,30 +71,32 @@ class RecordingResolver final : public LoadResolver {
   std::vector<std::string> log;
 };
 
-TEST(HandOffTest, LoadsAreDeferredOnlyWhileTheWriterIsAttached) {
+TEST(LifecycleTest, LoadsAreDeferredOnlyWhileTheWriterIsAttached) {
   RecordingResolver resolver;
-  HandOff hand_off;
-  hand_off.SetResolver(&resolver);
-  EXPECT_FALSE(hand_off.Enter(true).defer()) << "before the writer attaches, callbacks resolve";
-  hand_off.BeginDeferring();
-  EXPECT_TRUE(hand_off.HasRequest());
-  EXPECT_FALSE(hand_off.Enter(true).defer()) << "asked, but not attached yet";
-  EXPECT_FALSE(hand_off.Serve([] {}));
-  EXPECT_TRUE(hand_off.attached());
-  EXPECT_TRUE(hand_off.Enter(true).defer());
-  EXPECT_FALSE(hand_off.Enter(false).defer()) << "stubs and unloads are never deferred";
-  EXPECT_TRUE(hand_off.StopDeferring(0) == false) << "deferring: it waits for the writer, which is this thread";
-  EXPECT_FALSE(hand_off.Enter(true).defer()) << "stopped: callbacks resolve again";
+  Lifecycle lifecycle;
+  ASSERT_TRUE(lifecycle.Start(nullptr));
+  lifecycle.SetResolver(&resolver);
+  EXPECT_FALSE(lifecycle.Enter(true).defer()) << "before the writer attaches, callbacks resolve";
+  lifecycle.BeginDeferring();
+  EXPECT_TRUE(lifecycle.HasRequest());
+  EXPECT_FALSE(lifecycle.Enter(true).defer()) << "asked, but not attached yet";
+  EXPECT_FALSE(lifecycle.Serve([] {}));
+  EXPECT_TRUE(lifecycle.attached());
+  EXPECT_TRUE(lifecycle.Enter(true).defer());
+  EXPECT_FALSE(lifecycle.Enter(false).defer()) << "stubs and unloads are never deferred";
+  EXPECT_TRUE(lifecycle.StopDeferring(0) == false) << "deferring: it waits for the writer, which is this thread";
+  EXPECT_FALSE(lifecycle.Enter(true).defer()) << "stopped: callbacks resolve again";
   int drains = 0;
-  EXPECT_FALSE(hand_off.Serve([&] { ++drains; }));
+  EXPECT_FALSE(lifecycle.Serve([&] { ++drains; }));
   EXPECT_EQ(drains, 1);
   EXPECT_EQ(resolver.log, (std::vector<std::string>{"attach", "detach"}));
-  EXPECT_TRUE(hand_off.StopDeferring(0)) << "the writer has detached";
-  EXPECT_EQ(hand_off.in_flight(), 0);
+  EXPECT_TRUE(lifecycle.StopDeferring(0)) << "the writer has detached";
+  EXPECT_EQ(lifecycle.in_flight(), 0);
 }
 
-TEST(HandOffTest, WithoutAResolverOrAnAttachNothingIsDeferred) {
-  HandOff none;
+TEST(LifecycleTest, WithoutAResolverOrAnAttachNothingIsDeferred) {
+  Lifecycle none;
+  ASSERT_TRUE(none.Start(nullptr));
   none.BeginDeferring();
   EXPECT_FALSE(none.HasRequest());
   EXPECT_FALSE(none.Enter(true).defer());
@@ -102,7 +104,8 @@ TEST(HandOffTest, WithoutAResolverOrAnAttachNothingIsDeferred) {
 
   RecordingResolver resolver;
   resolver.attach_succeeds = false;
-  HandOff refused;
+  Lifecycle refused;
+  ASSERT_TRUE(refused.Start(nullptr));
   refused.SetResolver(&resolver);
   refused.BeginDeferring();
   EXPECT_FALSE(refused.Serve([] {}));
@@ -113,68 +116,71 @@ TEST(HandOffTest, WithoutAResolverOrAnAttachNothingIsDeferred) {
 
 // The defect this class exists for: VM death used to give a late callback 100 ms, then detach
 // the writer, leaving the late load to a thread JVMTI no longer answers.
-TEST(HandOffTest, TheWriterStaysAttachedUntilTheLastDeferringCallbackHasQueued) {
+TEST(LifecycleTest, TheWriterStaysAttachedUntilTheLastDeferringCallbackHasQueued) {
   RecordingResolver resolver;
-  HandOff hand_off;
-  hand_off.SetResolver(&resolver);
-  hand_off.BeginDeferring();
-  ASSERT_FALSE(hand_off.Serve([] {}));
-  Callback late(hand_off, /*compiled_load=*/true);
+  Lifecycle lifecycle;
+  ASSERT_TRUE(lifecycle.Start(nullptr));
+  lifecycle.SetResolver(&resolver);
+  lifecycle.BeginDeferring();
+  ASSERT_FALSE(lifecycle.Serve([] {}));
+  Callback late(lifecycle, /*compiled_load=*/true);
   ASSERT_TRUE(late.defer());
-  EXPECT_FALSE(hand_off.StopDeferring(0));
+  EXPECT_FALSE(lifecycle.StopDeferring(0));
   for (int i = 0; i < 3; ++i) {
-    EXPECT_TRUE(hand_off.Serve([&] { resolver.log.push_back("drain"); })) << "still waiting for the late callback";
+    EXPECT_TRUE(lifecycle.Serve([&] { resolver.log.push_back("drain"); })) << "still waiting for the late callback";
     std::this_thread::sleep_for(std::chrono::milliseconds(60));
   }
-  EXPECT_TRUE(hand_off.attached());
+  EXPECT_TRUE(lifecycle.attached());
   late.Release();  // it has queued its load
-  EXPECT_FALSE(hand_off.Serve([&] { resolver.log.push_back("drain"); }));
+  EXPECT_FALSE(lifecycle.Serve([&] { resolver.log.push_back("drain"); }));
   EXPECT_EQ(resolver.log, (std::vector<std::string>{"attach", "drain", "detach"}));
-  EXPECT_FALSE(hand_off.attached());
+  EXPECT_FALSE(lifecycle.attached());
 }
 
-TEST(HandOffTest, CloseRefusesEventsAndAwaitIdleWaitsForThoseInFlight) {
-  HandOff hand_off;
-  Callback inside(hand_off, /*compiled_load=*/false);
+TEST(LifecycleTest, CloseRefusesEventsAndAwaitIdleWaitsForThoseInFlight) {
+  Lifecycle lifecycle;
+  ASSERT_TRUE(lifecycle.Start(nullptr));
+  Callback inside(lifecycle, /*compiled_load=*/false);
   EXPECT_TRUE(inside.accepted());
-  EXPECT_TRUE(hand_off.Close());
-  EXPECT_FALSE(hand_off.Close()) << "only the first caller closes";
-  EXPECT_FALSE(hand_off.Enter(true).accepted());
-  EXPECT_FALSE(hand_off.AwaitIdle(20));
+  EXPECT_TRUE(lifecycle.Close());
+  EXPECT_FALSE(lifecycle.Close()) << "only the first caller closes";
+  EXPECT_FALSE(lifecycle.Enter(true).accepted());
+  EXPECT_FALSE(lifecycle.AwaitIdle(20));
   std::thread leave([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
     inside.Release();
   });
-  EXPECT_TRUE(hand_off.AwaitIdle(5000));
+  EXPECT_TRUE(lifecycle.AwaitIdle(5000));
   leave.join();
-  EXPECT_EQ(hand_off.in_flight(), 0);
+  EXPECT_EQ(lifecycle.in_flight(), 0);
 }
 
 // End to end: the agent's state as Agent_OnLoad builds it (resolve=writer), with the writer
 // thread running, the fake JVM refusing JVMTI to threads it does not know.
-class HandOffJvmTest : public ::testing::Test {
+class LifecycleJvmTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char templ[] = "/tmp/hand_off_test.XXXXXX";
+    char templ[] = "/tmp/lifecycle_test.XXXXXX";
     ASSERT_NE(mkdtemp(templ), nullptr);
     dir_ = templ;
     options_.dir = dir_;
     options_.flush_ms = 1;
     FakeJvmti::require_attached() = true;
     FakeJvm::ActAsJvmThread();  // this thread stands in for the ServiceThread
-    state_ = std::make_unique<AgentState>(options_);
+    state_ = std::make_unique<Session>(options_, lifecycle_);
     state_->jvmti = fake_.env();
     state_->vm = jvm_.vm();
     state_->pid = 4321;
-    naming_ = std::make_unique<JvmtiLoadNaming>(fake_.env(), state_->options, true, true, state_->stats);
-    state_->naming = naming_.get();
-    resolver_ = std::make_unique<JvmResolver>(jvm_.vm(), fake_.env(), state_->options, true, true, state_->stats);
-    state_->hand_off.SetResolver(resolver_.get());
+    state_->naming = std::make_unique<JvmtiLoadNaming>(fake_.env(), state_->options, true, true, state_->stats);
+    state_->resolver =
+        std::make_unique<JvmResolver>(jvm_.vm(), fake_.env(), state_->options, true, true, state_->stats);
+    lifecycle_.SetResolver(state_->resolver.get());
     ASSERT_TRUE(state_->writer.Open(state_->pid, 1000));
     state_->writer.Start();
+    ASSERT_TRUE(lifecycle_.Start(state_.get()));
   }
   void TearDown() override {
-    state_->hand_off.Close();
+    state_->lifecycle.Close();
     state_->writer.Finish(MonotonicNanos(), 5000);
     (void)!system(("rm -rf " + dir_).c_str());
   }
@@ -189,7 +195,7 @@ class HandOffJvmTest : public ::testing::Test {
     record.header.kind = JVMTI_CMLR_INLINE_INFO;
     record.numpcs = 1;
     record.pcinfo = &pc;
-    HandleCompiledMethodLoad(*state_, MonotonicNanos(), method.id(), sizeof code_, code, &record);
+    HandleCompiledMethodLoad(lifecycle_, MonotonicNanos(), method.id(), sizeof code_, code, &record);
   }
 
   std::vector<std::string> WrittenNames() {
@@ -204,9 +210,8 @@ class HandOffJvmTest : public ::testing::Test {
   Options options_;
   FakeJvmti fake_;
   FakeJvm jvm_;
-  std::unique_ptr<AgentState> state_;
-  std::unique_ptr<JvmtiLoadNaming> naming_;
-  std::unique_ptr<JvmResolver> resolver_;
+  Lifecycle lifecycle_;
+  std::unique_ptr<Session> state_;
   FakeClass class_{"Lapp/Work;", "Work.java"};
   FakeMethod early_{&class_, "early", "()V", {{0, 10}}};
   FakeMethod deferred_{&class_, "deferred", "()V", {{0, 20}}};
@@ -216,11 +221,11 @@ class HandOffJvmTest : public ::testing::Test {
   uint8_t other_code_[0x40] = {};  // where a recompilation goes
 };
 
-TEST_F(HandOffJvmTest, ALoadDeferredJustBeforeVMDeathIsResolvedAttachedAndItsPinReleased) {
-  AgentState& s = *state_;
+TEST_F(LifecycleJvmTest, ALoadDeferredJustBeforeVMDeathIsResolvedAttachedAndItsPinReleased) {
+  Session& s = *state_;
   Load(early_, 0x1000);  // before VMInit: resolved in the callback
-  HandleVMInit(s);
-  for (int i = 0; i < 5000 && !s.hand_off.Enter(true).defer(); ++i) {
+  HandleVMInit(s.lifecycle);
+  for (int i = 0; i < 5000 && !s.lifecycle.Enter(true).defer(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ASSERT_EQ(FakeJvm::attaches(), 1) << "the writer attached";
@@ -234,12 +239,12 @@ TEST_F(HandOffJvmTest, ALoadDeferredJustBeforeVMDeathIsResolvedAttachedAndItsPin
     Load(late_, 0x3000);
   });
   while (FakeJvmti::delays_begun() == 0) std::this_thread::yield();
-  HandleVMDeath(s);
+  HandleVMDeath(s, WaitBudget());
   late.join();
   EXPECT_EQ(FakeJvm::detaches(), 1) << "resolving done, the writer detached";
   Load(after_, 0x4000);  // from VM death on: resolved in the callback
-  s.hand_off.Close();
-  ASSERT_TRUE(s.hand_off.AwaitIdle(1000));
+  s.lifecycle.Close();
+  ASSERT_TRUE(s.lifecycle.AwaitIdle(1000));
   s.writer.Finish(MonotonicNanos(), 5000);
 
   EXPECT_EQ(s.stats.deferred_loads.Get(), 2u);
@@ -256,21 +261,21 @@ TEST_F(HandOffJvmTest, ALoadDeferredJustBeforeVMDeathIsResolvedAttachedAndItsPin
 // waits for the lookups under way: this one, descheduled for 200 ms inside its lookups while
 // VMDeath runs, is named; one that starts after the JVM refuses lookups is counted as unnamed
 // after VM death and reported in one line at the default log level.
-TEST_F(HandOffJvmTest, VMDeathWaitsForALookupUnderWayAndLoadsTheDeadJvmCannotNameAreCounted) {
-  AgentState& s = *state_;
+TEST_F(LifecycleJvmTest, VMDeathWaitsForALookupUnderWayAndLoadsTheDeadJvmCannotNameAreCounted) {
+  Session& s = *state_;
   late_.declaring_class_delay_ms = 200;
   std::thread late([&] {
     FakeJvm::ActAsJvmThread();
     Load(late_, 0x3000);  // before VMInit: resolved in the callback
   });
   while (FakeJvmti::delays_begun() == 0) std::this_thread::yield();
-  HandleVMDeath(s);
+  HandleVMDeath(s, WaitBudget());
   FakeJvmti::dead() = true;  // what HotSpot does once VMDeath has returned
   late.join();
   Load(after_, 0x4000);
   testing::internal::CaptureStderr();
-  s.hand_off.Close();
-  ASSERT_TRUE(s.hand_off.AwaitIdle(1000));
+  s.lifecycle.Close();
+  ASSERT_TRUE(s.lifecycle.AwaitIdle(1000));
   s.writer.Finish(MonotonicNanos(), 5000);
   const std::string err = testing::internal::GetCapturedStderr();
 
@@ -288,21 +293,21 @@ TEST_F(HandOffJvmTest, VMDeathWaitsForALookupUnderWayAndLoadsTheDeadJvmCannotNam
 // What HotSpot posts once VMDeath has returned is mostly a recompilation (C2 after C1, an OSR
 // compile) of a method the writer named before: it keeps that name and its lines, though JVMTI
 // refuses every lookup then. A method nothing named before still cannot be named.
-TEST_F(HandOffJvmTest, ALoadPostedAfterVMDeathIsNamedFromWhatTheWriterResolved) {
-  AgentState& s = *state_;
-  HandleVMInit(s);
-  for (int i = 0; i < 5000 && !s.hand_off.Enter(true).defer(); ++i) {
+TEST_F(LifecycleJvmTest, ALoadPostedAfterVMDeathIsNamedFromWhatTheWriterResolved) {
+  Session& s = *state_;
+  HandleVMInit(s.lifecycle);
+  for (int i = 0; i < 5000 && !s.lifecycle.Enter(true).defer(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ASSERT_EQ(FakeJvm::attaches(), 1) << "the writer attached";
   Load(deferred_, 0x2000);  // resolved by the writer
-  HandleVMDeath(s);
+  HandleVMDeath(s, WaitBudget());
   FakeJvmti::dead() = true;  // what HotSpot does once VMDeath has returned
   Load(deferred_, 0x3000, other_code_);  // its recompilation, after VM death
   Load(after_, 0x4000, other_code_);     // never compiled before (replaces the recompilation)
   testing::internal::CaptureStderr();
-  s.hand_off.Close();
-  ASSERT_TRUE(s.hand_off.AwaitIdle(1000));
+  s.lifecycle.Close();
+  ASSERT_TRUE(s.lifecycle.AwaitIdle(1000));
   s.writer.Finish(MonotonicNanos(), 5000);
   const std::string err = testing::internal::GetCapturedStderr();
 
@@ -316,31 +321,33 @@ TEST_F(HandOffJvmTest, ALoadPostedAfterVMDeathIsNamedFromWhatTheWriterResolved) 
   EXPECT_NE(err.find("1 compiled method(s) posted after VM death"), std::string::npos) << err;
 }
 
-TEST(HandOffTest, CloseJvmWaitsForOpenScopesAndLaterScopesAreNotLive) {
-  HandOff hand_off;
+TEST(LifecycleTest, CloseJvmWaitsForOpenScopesAndLaterScopesAreNotLive) {
+  Lifecycle lifecycle;
+  ASSERT_TRUE(lifecycle.Start(nullptr));
   std::atomic<bool> entered{false};
   std::chrono::steady_clock::time_point left;
   std::thread holder([&] {
-    const HandOff::JvmScope scope = hand_off.EnterJvm();
+    const Lifecycle::JvmScope scope = lifecycle.EnterJvm();
     EXPECT_TRUE(scope.live());
     entered = true;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     left = std::chrono::steady_clock::now();
   });
   while (!entered) std::this_thread::yield();
-  EXPECT_TRUE(hand_off.CloseJvm(5000));
+  EXPECT_TRUE(lifecycle.CloseJvm(5000));
   const auto closed = std::chrono::steady_clock::now();
   holder.join();
   EXPECT_GE(closed, left) << "CloseJvm returned before the open scope ended";
-  const HandOff::JvmScope later = hand_off.EnterJvm();
+  const Lifecycle::JvmScope later = lifecycle.EnterJvm();
   EXPECT_FALSE(later.live());
-  EXPECT_TRUE(hand_off.CloseJvm(0)) << "scopes that are not live are not waited for";
+  EXPECT_TRUE(lifecycle.CloseJvm(0)) << "scopes that are not live are not waited for";
 }
 
-TEST(HandOffTest, CloseJvmGivesUpOnAScopeThatStaysOpen) {
-  HandOff hand_off;
-  const HandOff::JvmScope open = hand_off.EnterJvm();
-  EXPECT_FALSE(hand_off.CloseJvm(20));
+TEST(LifecycleTest, CloseJvmGivesUpOnAScopeThatStaysOpen) {
+  Lifecycle lifecycle;
+  ASSERT_TRUE(lifecycle.Start(nullptr));
+  const Lifecycle::JvmScope open = lifecycle.EnterJvm();
+  EXPECT_FALSE(lifecycle.CloseJvm(20));
 }
 
 }  // namespace
