@@ -356,7 +356,7 @@ jint Agent::Start(Lock& lock, JavaVM* vm, const Options& parsed, const std::stri
   lifecycle_.SetResolver(s->resolver.get());
   s->stats.bounds = {options.cache_entries, options.budget_bytes, RecordQueue::kMaxQueueNodes,
                      EventBlocks::kMaxPooledBytes, CodeHistory::kMaxSpans, LiveCode::kMaxEntries,
-                     Writer::kMaxHeldIntrinsics, EffectiveMaxSize(options.max_size, attach)};
+                     IntrinsicStage::kMaxHeld, EffectiveMaxSize(options.max_size, attach)};
   s->writer.SetMaxSize(s->stats.bounds.dump_bytes);
   const uint64_t start_time = MonotonicNanos();
   if (options.stop_after_s != 0) s->writer.SetDeadline(start_time + options.stop_after_s * 1000000000ull);

@@ -43,7 +43,7 @@ LoadNames LoadNamer::Name(MethodCache& cache, const CompiledMethod& load) {
     if (root->refused_dying) stats_.unnamed_after_vm_death.Add();
   } else if (root->mh_intrinsic) {
     // The method's own name is some other intrinsic's (intrinsic_names.h): a placeholder, for
-    // the writer to replace from the JVM's code list (Writer::NameIntrinsic).
+    // the writer to replace from the JVM's code list (intrinsic_stage.h).
     names.name = unknown_intrinsic_.name;
     names.perf_map_name = unknown_intrinsic_.perf_map_name();
     names.intrinsic_placeholder = true;

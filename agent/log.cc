@@ -5,6 +5,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <new>
 
 namespace jitdump_agent {
 namespace {
@@ -38,6 +39,26 @@ void Log(LogLevel level, const char* format, ...) {
   n = m < 0 ? n : std::min<int>(n + m, static_cast<int>(sizeof buf) - 2);
   buf[n++] = '\n';
   (void)!::write(STDERR_FILENO, buf, static_cast<size_t>(n));
+}
+
+namespace {
+
+const char* Describe(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::bad_alloc&) {
+    return "out of memory";
+  } catch (...) {
+    return "internal error";
+  }
+}
+
+}  // namespace
+
+void WarnFailure(WarnOnce& once, const char* what, const std::exception_ptr& error) {
+  if (once.First()) {
+    Log(LogLevel::kWarn, "%s failed (%s); the agent counts what it drops and carries on", what, Describe(error));
+  }
 }
 
 }  // namespace jitdump_agent

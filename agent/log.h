@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <exception>
 
 #include "agent/options.h"
 
@@ -20,5 +21,9 @@ class WarnOnce {
  private:
   std::atomic<bool> fired_{false};
 };
+
+// A failure thrown on the writer (`error`: an allocation failure or anything else), in one
+// warning per WarnOnce: "WHAT failed (out of memory); the agent counts what it drops and carries on".
+void WarnFailure(WarnOnce& once, const char* what, const std::exception_ptr& error);
 
 }  // namespace jitdump_agent

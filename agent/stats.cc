@@ -5,6 +5,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "agent/json_writer.h"
+
 namespace jitdump_agent {
 
 int LatencyHistogram::BucketOf(uint64_t nanos) {
@@ -64,142 +66,120 @@ uint64_t Stats::Unaccounted() const {
 
 namespace {
 
-void AppendJsonString(std::string& out, const std::string& s) {
-  out.push_back('"');
-  for (char c : s) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(c);
-    } else if (u < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", u);
-      out += buf;
-    } else {
-      out.push_back(c);
-    }
-  }
-  out.push_back('"');
-}
-
-void AppendField(std::string& out, const char* name, uint64_t value, bool comma = true) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "\"%s\":%" PRIu64 "%s", name, value, comma ? "," : "");
-  out += buf;
-}
-
 // A structure's high-water mark and its bound (0: none set).
-void AppendStructure(std::string& out, const char* name, uint64_t high, uint64_t bound, bool comma) {
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "\"%s\":{\"high_water\":%" PRIu64 ",\"bound\":%" PRIu64 "}%s", name, high, bound,
-                comma ? "," : "");
-  out += buf;
+void Structure(JsonWriter& json, const char* name, uint64_t high, uint64_t bound) {
+  json.Begin(name).Field("high_water", high).Field("bound", bound).End();
 }
 
-void AppendLatency(std::string& out, const char* name, const LatencyHistogram& h, bool comma) {
-  out += "\"";
-  out += name;
-  out += "\":{";
-  AppendField(out, "count", h.count());
-  AppendField(out, "p50_ns", h.Percentile(0.50));
-  AppendField(out, "p90_ns", h.Percentile(0.90));
-  AppendField(out, "p99_ns", h.Percentile(0.99));
-  AppendField(out, "max_ns", h.max());
-  AppendField(out, "total_ns", h.total(), false);
-  out += comma ? "}," : "}";
+void Latency(JsonWriter& json, const char* name, const LatencyHistogram& h) {
+  json.Begin(name)
+      .Field("count", h.count())
+      .Field("p50_ns", h.Percentile(0.50))
+      .Field("p90_ns", h.Percentile(0.90))
+      .Field("p99_ns", h.Percentile(0.99))
+      .Field("max_ns", h.max())
+      .Field("total_ns", h.total())
+      .End();
 }
 
 }  // namespace
 
 std::string Stats::ToJson(const std::string& dump_path, const std::string& perfmap_path,
                           const std::string& stop_cause_name) const {
-  std::string out = "{\"dump\":";
-  AppendJsonString(out, dump_path);
-  out += ",\"perfmap\":";
-  AppendJsonString(out, perfmap_path);
-  out += ",\"events\":{";
-  AppendField(out, "compiled_method_load", compiled_method_load.Get());
-  AppendField(out, "compiled_method_unload", compiled_method_unload.Get());
-  AppendField(out, "dynamic_code_generated", dynamic_code_generated.Get());
-  AppendField(out, "replayed", replayed_events.Get());
-  AppendField(out, "duplicate_loads", duplicate_loads.Get());
-  AppendField(out, "empty_blobs", empty_blobs.Get());
-  AppendField(out, "deferred_loads", deferred_loads.Get(), false);
-  out += "},\"written\":{";
-  AppendField(out, "code_loads", code_loads_written.Get());
-  AppendField(out, "debug_info", debug_info_written.Get());
-  AppendField(out, "debug_entries", debug_entries_written.Get());
-  AppendField(out, "inline_info", inline_info_written.Get());
-  AppendField(out, "bytes", bytes_written.Get());
-  AppendField(out, "code_bytes", code_bytes_written.Get());
-  AppendField(out, "backdated_loads", backdated_loads.Get());
-  AppendField(out, "backdate_total_ns", backdate_total_ns.Get());
-  AppendField(out, "perfmap_lines", perfmap_lines_written.Get());
-  AppendField(out, "perfmap_compactions", perfmap_compactions.Get(), false);
-  out += "},\"lost\":{";
-  AppendField(out, "total", LostTotal());
-  AppendField(out, "budget", lost_budget.Get());
-  AppendField(out, "queue_full", lost_queue_full.Get());
-  AppendField(out, "allocation", lost_allocation.Get());
-  AppendField(out, "write_error", lost_write_error.Get());
-  AppendField(out, "after_close", lost_after_close.Get());
-  AppendField(out, "no_output", lost_no_output.Get());
-  AppendField(out, "unresolved", lost_unresolved.Get());
-  AppendField(out, "writer_error", lost_writer_error.Get());
-  AppendField(out, "writer_stalled", lost_writer_stalled.Get());
-  AppendField(out, "size_cap", lost_size_cap.Get(), false);
-  out += "},\"queue\":{";
-  AppendField(out, "bytes_high_water", queue_bytes_high.Get());
-  AppendField(out, "records_high_water", queue_records_high.Get(), false);
-  out += "},\"structures\":{";
-  AppendStructure(out, "method_cache", method_cache_high.Get(), bounds.method_cache, true);
-  AppendStructure(out, "queue_bytes", queue_bytes_high.Get(), bounds.queue_bytes, true);
-  AppendStructure(out, "queue_records", queue_records_high.Get(), bounds.queue_records, true);
-  AppendStructure(out, "event_pool_bytes", event_pool_high.Get(), bounds.event_pool, true);
-  AppendStructure(out, "code_history_spans", code_history_high.Get(), bounds.code_history, true);
-  AppendStructure(out, "live_code_entries", live_code_high.Get(), bounds.live_code, true);
-  AppendStructure(out, "held_intrinsics", held_intrinsics_high.Get(), bounds.held_intrinsics, true);
-  AppendStructure(out, "dump_bytes", bytes_written.Get(), bounds.dump_bytes, false);
-  out += "},\"session\":{";
-  AppendField(out, "dump_deleted", dump_deleted.Get());
-  out += "\"stopped_by\":";
-  AppendJsonString(out, stop_cause_name);
-  out += "},";
-  AppendField(out, "lookup_errors", lookup_errors.Get());
-  out += "\"unnamed_loads\":{";
-  AppendField(out, "total", unnamed_loads.Get());
-  AppendField(out, "after_vm_death", unnamed_after_vm_death.Get(), false);
-  out += "},\"method_handle_intrinsics\":{";
-  AppendField(out, "named", intrinsics_named.Get());
-  AppendField(out, "unnamed", intrinsics_unnamed.Get());
-  AppendField(out, "waited", intrinsics_waited.Get());
-  AppendField(out, "code_lists_read", intrinsic_lists_read.Get());
-  AppendField(out, "code_list_ns", intrinsic_list_ns.Get());
-  AppendField(out, "code_lists_skipped", intrinsic_lists_skipped.Get(), false);
-  out += "},";
-  out += "\"method_cache\":{";
-  AppendField(out, "lookups", method_lookups.Get());
-  AppendField(out, "validations", method_validations.Get());
-  AppendField(out, "clears", method_cache_clears.Get());
-  AppendField(out, "handed_over_at_vm_death", method_entries_handed_over.Get());
-  AppendField(out, "hits_after_vm_death", method_hits_after_vm_death.Get());
-  AppendField(out, "entries_high_water", method_cache_high.Get(), false);
-  out += "},";
-  out += "\"callback_latency\":{";
-  AppendLatency(out, "compiled_method_load", load_latency, true);
-  AppendLatency(out, "compiled_method_load_code_le_4k", load_latency_small, true);
-  AppendLatency(out, "dynamic_code_generated", dynamic_latency, true);
-  AppendLatency(out, "compiled_method_unload", unload_latency, false);
-  out += "},\"callback_cpu\":{";
-  AppendLatency(out, "compiled_method_load", load_cpu, false);
-  out += "},\"writer_latency\":{";
-  AppendLatency(out, "resolve_deferred_load", resolve_latency, false);
-  out += "},\"writer\":{";
-  AppendField(out, "cpu_ns", writer_cpu_ns.Get());
-  AppendField(out, "sys_ns", writer_sys_ns.Get());
-  AppendField(out, "sleeps", writer_sleeps.Get(), false);
-  out += "}}\n";
-  return out;
+  JsonWriter json;
+  json.Field("dump", dump_path);
+  json.Field("perfmap", perfmap_path);
+  json.Begin("events");
+  json.Field("compiled_method_load", compiled_method_load.Get());
+  json.Field("compiled_method_unload", compiled_method_unload.Get());
+  json.Field("dynamic_code_generated", dynamic_code_generated.Get());
+  json.Field("replayed", replayed_events.Get());
+  json.Field("duplicate_loads", duplicate_loads.Get());
+  json.Field("empty_blobs", empty_blobs.Get());
+  json.Field("deferred_loads", deferred_loads.Get());
+  json.End();
+  json.Begin("written");
+  json.Field("code_loads", code_loads_written.Get());
+  json.Field("debug_info", debug_info_written.Get());
+  json.Field("debug_entries", debug_entries_written.Get());
+  json.Field("inline_info", inline_info_written.Get());
+  json.Field("bytes", bytes_written.Get());
+  json.Field("code_bytes", code_bytes_written.Get());
+  json.Field("backdated_loads", backdated_loads.Get());
+  json.Field("backdate_total_ns", backdate_total_ns.Get());
+  json.Field("perfmap_lines", perfmap_lines_written.Get());
+  json.Field("perfmap_compactions", perfmap_compactions.Get());
+  json.End();
+  json.Begin("lost");
+  json.Field("total", LostTotal());
+  json.Field("budget", lost_budget.Get());
+  json.Field("queue_full", lost_queue_full.Get());
+  json.Field("allocation", lost_allocation.Get());
+  json.Field("write_error", lost_write_error.Get());
+  json.Field("after_close", lost_after_close.Get());
+  json.Field("no_output", lost_no_output.Get());
+  json.Field("unresolved", lost_unresolved.Get());
+  json.Field("writer_error", lost_writer_error.Get());
+  json.Field("writer_stalled", lost_writer_stalled.Get());
+  json.Field("size_cap", lost_size_cap.Get());
+  json.End();
+  json.Begin("queue");
+  json.Field("bytes_high_water", queue_bytes_high.Get());
+  json.Field("records_high_water", queue_records_high.Get());
+  json.End();
+  json.Begin("structures");
+  Structure(json, "method_cache", method_cache_high.Get(), bounds.method_cache);
+  Structure(json, "queue_bytes", queue_bytes_high.Get(), bounds.queue_bytes);
+  Structure(json, "queue_records", queue_records_high.Get(), bounds.queue_records);
+  Structure(json, "event_pool_bytes", event_pool_high.Get(), bounds.event_pool);
+  Structure(json, "code_history_spans", code_history_high.Get(), bounds.code_history);
+  Structure(json, "live_code_entries", live_code_high.Get(), bounds.live_code);
+  Structure(json, "held_intrinsics", held_intrinsics_high.Get(), bounds.held_intrinsics);
+  Structure(json, "dump_bytes", bytes_written.Get(), bounds.dump_bytes);
+  json.End();
+  json.Begin("session");
+  json.Field("dump_deleted", dump_deleted.Get());
+  json.Field("stopped_by", stop_cause_name);
+  json.End();
+  json.Field("lookup_errors", lookup_errors.Get());
+  json.Begin("unnamed_loads");
+  json.Field("total", unnamed_loads.Get());
+  json.Field("after_vm_death", unnamed_after_vm_death.Get());
+  json.End();
+  json.Begin("method_handle_intrinsics");
+  json.Field("named", intrinsics_named.Get());
+  json.Field("unnamed", intrinsics_unnamed.Get());
+  json.Field("waited", intrinsics_waited.Get());
+  json.Field("code_lists_read", intrinsic_lists_read.Get());
+  json.Field("code_list_ns", intrinsic_list_ns.Get());
+  json.Field("code_lists_skipped", intrinsic_lists_skipped.Get());
+  json.End();
+  json.Begin("method_cache");
+  json.Field("lookups", method_lookups.Get());
+  json.Field("validations", method_validations.Get());
+  json.Field("clears", method_cache_clears.Get());
+  json.Field("handed_over_at_vm_death", method_entries_handed_over.Get());
+  json.Field("hits_after_vm_death", method_hits_after_vm_death.Get());
+  json.Field("entries_high_water", method_cache_high.Get());
+  json.End();
+  json.Begin("callback_latency");
+  Latency(json, "compiled_method_load", load_latency);
+  Latency(json, "compiled_method_load_code_le_4k", load_latency_small);
+  Latency(json, "dynamic_code_generated", dynamic_latency);
+  Latency(json, "compiled_method_unload", unload_latency);
+  json.End();
+  json.Begin("callback_cpu");
+  Latency(json, "compiled_method_load", load_cpu);
+  json.End();
+  json.Begin("writer_latency");
+  Latency(json, "resolve_deferred_load", resolve_latency);
+  json.End();
+  json.Begin("writer");
+  json.Field("cpu_ns", writer_cpu_ns.Get());
+  json.Field("sys_ns", writer_sys_ns.Get());
+  json.Field("sleeps", writer_sleeps.Get());
+  json.End();
+  return json.Finish();
 }
 
 }  // namespace jitdump_agent

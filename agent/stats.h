@@ -139,7 +139,7 @@ struct Stats {
   HighWater event_pool_high;       // recycled event blocks, bytes (event_blocks.h)
   HighWater code_history_high;     // spans of the code history (code_history.h)
   HighWater live_code_high;        // entries of the live code set (live_code.h)
-  HighWater held_intrinsics_high;  // intrinsics waiting for a code-list read (writer.h)
+  HighWater held_intrinsics_high;  // intrinsics waiting for a code-list read (intrinsic_stage.h)
   struct Bounds {
     uint64_t method_cache = 0;     // cache=, per cache (the callbacks' and the writer's)
     uint64_t queue_bytes = 0;      // budget=

@@ -34,24 +34,6 @@ constexpr uint64_t kLinkCheckNs = 100'000'000;
 // wait: the JVM waits for the writer within its budget, wait_budget.h).
 constexpr uint32_t kEndWaitMs = 1000;
 
-// What went wrong on the writer, for the one warning per run: an allocation failure or
-// anything else thrown.
-const char* Describe(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::bad_alloc&) {
-    return "out of memory";
-  } catch (...) {
-    return "internal error";
-  }
-}
-
-void WarnFailure(WarnOnce& once, const char* what, const std::exception_ptr& error) {
-  if (once.First()) {
-    Log(LogLevel::kWarn, "%s failed (%s); the agent counts what it drops and carries on", what, Describe(error));
-  }
-}
-
 // A load that writing it threw for: counted lost by cause (no memory, or anything else).
 void CountLostLoad(Stats& stats, WarnOnce& once, const std::exception_ptr& error) {
   try {
@@ -173,7 +155,6 @@ class Writer::EventGuard {
 
 Writer::Writer(const Options& options, Stats& stats, RecordQueue& queue, Lifecycle& lifecycle)
     : options_(options),
-      unknown_intrinsic_(UnknownIntrinsicName(options.names)),
       stats_(stats),
       queue_(queue),
       lifecycle_(lifecycle),
@@ -181,9 +162,11 @@ Writer::Writer(const Options& options, Stats& stats, RecordQueue& queue, Lifecyc
         while (ProcessAvailable() != 0) {
         }
         // Before detaching, and at exit: one read names every intrinsic still waiting.
-        SettleHeldIntrinsics(/*force=*/true);
+        intrinsics_.Settle(/*force=*/true);
         WritePending();
-      }) {
+      }),
+      intrinsics_(options.names, stats, lifecycle, failure_warning_,
+                  [this](CodeEvent* load, const LoadNames& names) { EmitHeld(load, names); }) {
   // From JVM threads: no lock, a missed wake-up costs at most one poll interval.
   queue_.SetPressureHandler([](void* self) { static_cast<Writer*>(self)->wake_.notify_one(); }, this);
   // From the agent's lifecycle (VMInit, VMDeath): under the lock, so the loop cannot miss it.
@@ -192,7 +175,6 @@ Writer::Writer(const Options& options, Stats& stats, RecordQueue& queue, Lifecyc
     wake_.notify_all();
   });
   pending_.reserve(DumpBatch::kMaxLoads);
-  held_intrinsics_.reserve(kMaxHeldIntrinsics);
 }
 
 bool Writer::Open(uint32_t pid, uint64_t start_time) {
@@ -318,57 +300,6 @@ bool Writer::ResolveDeferred(const CodeEvent& load, LoadNames* names) {
   const bool resolved = resolver->Resolve(load, names);
   stats_.resolve_latency.Record(MonotonicNanos() - start);
   return resolved;
-}
-
-// Intrinsics are named on the writer only: a callback cannot read the JVM's code list, and a
-// read's cost is budgeted (intrinsic_names.h). The list read now holds the nmethod unless it is
-// gone again.
-bool Writer::NameIntrinsic(const CodeEvent& load, bool force, LoadNames* names) {
-  LoadResolver::IntrinsicAnswer answer;
-  LoadResolver* resolver = lifecycle_.resolver();
-  if (resolver != nullptr && lifecycle_.attached()) {
-    const Lifecycle::JvmScope jvm = lifecycle_.EnterJvm();
-    if (jvm.live()) answer = resolver->NameIntrinsic(load.code_addr, load.timestamp, force);
-  }
-  if (answer.later) return false;
-  if (answer.name == nullptr) {
-    stats_.intrinsics_unnamed.Add();  // no code list here (intrinsics=off, not attached, JVM gone)
-  } else {
-    names->name = answer.name->name;
-    names->perf_map_name = answer.name->perf_map_name();
-  }
-  names->intrinsic_placeholder = false;
-  return true;
-}
-
-LoadNames Writer::PlaceholderNames() const {
-  LoadNames names;
-  names.name = unknown_intrinsic_.name;
-  names.perf_map_name = unknown_intrinsic_.perf_map_name();
-  return names;
-}
-
-void Writer::SettleHeldIntrinsics(bool force) {
-  while (!held_intrinsics_.empty()) {
-    CodeEvent* event = held_intrinsics_.front();
-    LoadNames names = PlaceholderNames();
-    try {
-      // One read serves them all: when the first has to wait, so do the rest.
-      if (!NameIntrinsic(*event, force, &names)) return;
-    } catch (...) {  // no memory for the list: written with the placeholder
-      stats_.intrinsics_unnamed.Add();
-      WarnFailure(failure_warning_, "naming a method-handle intrinsic", std::current_exception());
-    }
-    held_intrinsics_.erase(held_intrinsics_.begin());  // at most kMaxHeldIntrinsics pointers
-    EmitHeld(event, names);
-  }
-}
-
-void Writer::WriteHeldUnnamed(std::vector<CodeEvent*>::iterator held) {
-  CodeEvent* event = *held;
-  held_intrinsics_.erase(held);
-  stats_.intrinsics_unnamed.Add();
-  EmitHeld(event, PlaceholderNames());
 }
 
 void Writer::EmitHeld(CodeEvent* event, const LoadNames& names) {
@@ -516,8 +447,7 @@ void Writer::ReleaseMemory() {
   history_ = CodeHistory();
   batch_.Release();
   std::vector<CodeEvent*>().swap(pending_);
-  for (CodeEvent* event : held_intrinsics_) queue_.Free(event);  // none once drained; never leak one
-  std::vector<CodeEvent*>().swap(held_intrinsics_);
+  intrinsics_.Release(queue_);
   queue_.ReleasePool();
 }
 
@@ -615,12 +545,7 @@ void Writer::CompactPerfMap() {
 
 void Writer::ApplyUnload(const CodeEvent& unload) {
   // A load still waiting for its name at this address comes first, unnamed: no list names it now.
-  for (auto it = held_intrinsics_.begin(); it != held_intrinsics_.end(); ++it) {
-    if ((*it)->code_addr == unload.code_addr) {
-      WriteHeldUnnamed(it);
-      break;
-    }
-  }
+  intrinsics_.Unload(unload.code_addr);
   const std::optional<uint64_t> size = live_.Vacate(unload.code_addr);
   history_.Touch(unload.code_addr, size.value_or(1), unload.timestamp);
   if (size) perf_map_.MarkStale(1);
@@ -667,21 +592,10 @@ void Writer::Process(CodeEvent* event) {
   LoadNames names = event->names;
   const bool deferred = event->kind == EventKind::kCompiledLoad && !event->resolved;
   if (deferred && !ResolveDeferred(*event, &names)) return;  // counted by cause
-  if (names.intrinsic_placeholder) {
-    if (!names.lines.empty() || names.inline_info != nullptr) {
-      // Native wrappers carry no lines; one that did could not wait, as its rows point into
-      // the resolver's buffers.
-      NameIntrinsic(*event, /*force=*/true, &names);
-    } else {
-      if (held_intrinsics_.size() >= kMaxHeldIntrinsics) WriteHeldUnnamed(held_intrinsics_.begin());
-      // Behind a held one it waits too: no list read since names either.
-      if (!held_intrinsics_.empty() || !NameIntrinsic(*event, /*force=*/false, &names)) {
-        held_intrinsics_.push_back(guard.release());  // capacity reserved: no allocation
-        stats_.held_intrinsics_high.Offer(held_intrinsics_.size());
-        stats_.intrinsics_waited.Add();
-        return;
-      }
-    }
+  // A method-handle intrinsic may wait for the JVM's code list to name it (intrinsic_stage.h).
+  if (intrinsics_.Hold(guard.get(), &names)) {
+    guard.release();
+    return;
   }
   Emit(guard, names);
 }
@@ -711,7 +625,7 @@ size_t Writer::ProcessAvailable() {
       }
     }
   }
-  SettleHeldIntrinsics(/*force=*/false);  // catches what it throws
+  intrinsics_.Settle(/*force=*/false);  // catches what it throws
   WritePending();
   if (perf_map_.is_open()) {
     long lines = 0;

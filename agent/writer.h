@@ -1,8 +1,10 @@
 // The one thread that owns a session's output files. It takes the code events the callbacks
 // queued, resolves the deferred ones (through the lifecycle's LoadResolver, while attached),
-// skips exact duplicates (live_code.h), moves load timestamps back where that is provably safe
-// (code_history.h), assigns code_index in file order, encodes each load's records once
-// (dump_batch.h) and writes them whole up to max_size=, keeps the perf map, and serves the
+// passes each through the intrinsic stage (intrinsic_stage.h: a method-handle intrinsic may wait
+// there for the JVM's code list to name it), skips exact duplicates (live_code.h), moves load
+// timestamps back where that is provably safe (code_history.h), assigns code_index in file order,
+// encodes each load's records once (dump_batch.h) and writes them whole up to max_size=, keeps
+// the perf map, and serves the
 // lifecycle's requests to attach to the JVM and detach again. It notices when the session
 // should end on its own (stop_after= has passed, or the dump was deleted under it) and asks the
 // agent to stop it. When it ends it closes every descriptor it holds and frees what it kept.
@@ -22,6 +24,7 @@
 
 #include "agent/code_history.h"
 #include "agent/dump_batch.h"
+#include "agent/intrinsic_stage.h"
 #include "agent/lifecycle.h"
 #include "agent/live_code.h"
 #include "agent/log.h"
@@ -89,10 +92,6 @@ class Writer {
   // Processes whatever is queued now (the writer thread's loop body; tests call it directly).
   size_t ProcessAvailable();
 
-  // Method-handle intrinsics that may wait for a code-list read (intrinsic_names.h); with more
-  // the oldest is written unnamed.
-  static constexpr size_t kMaxHeldIntrinsics = 256;
-
  private:
   void Run();
   // The writer's side of a session's end: drains, waits for callbacks in flight, detaches,
@@ -106,19 +105,8 @@ class Writer {
   void ReleaseMemory();
   // The names of a deferred load, from the resolver; false (counted) when there are none.
   bool ResolveDeferred(const CodeEvent& load, LoadNames* names);
-  // Replaces the placeholder name of a method-handle intrinsic from the JVM's code list, or
-  // counts it unnamed; false when no code-list read fits the budget now (and not `force`).
-  bool NameIntrinsic(const CodeEvent& load, bool force, LoadNames* names);
-  // Names and writes the intrinsics held for a code-list read, if a read fits the budget now
-  // or with `force` (the writer's end: IntrinsicNamer::kForcedReadMaxNs).
-  void SettleHeldIntrinsics(bool force);
-  // Writes a held intrinsic as it is, unnamed: its code is being unloaded (no list names it
-  // any more), or kMaxHeldIntrinsics wait.
-  void WriteHeldUnnamed(std::vector<CodeEvent*>::iterator held);
-  // Writes (Emit) a load taken out of held_intrinsics_; counts it lost if that throws.
+  // Writes (Emit) a load the intrinsic stage hands on; counts it lost if that throws.
   void EmitHeld(CodeEvent* event, const LoadNames& names);
-  // The names a held intrinsic is written with until a code list names it.
-  LoadNames PlaceholderNames() const;
   // One warning at the end when loads were written without names (stats: unnamed_loads).
   void ReportUnnamed();
   // One popped event: written, counted as a duplicate or lost, or applied (an unload). Frees it
@@ -135,7 +123,6 @@ class Writer {
   void CompactPerfMap();
 
   const Options& options_;
-  const IntrinsicName unknown_intrinsic_;  // PlaceholderNames()
   Stats& stats_;
   RecordQueue& queue_;
   Lifecycle& lifecycle_;
@@ -151,9 +138,6 @@ class Writer {
   LiveCode live_;
   DumpBatch batch_;                  // the records of pending_
   std::vector<CodeEvent*> pending_;  // loads in batch_, freed once written
-  // Method-handle intrinsics waiting for a code-list read the budget allows (intrinsic_names.h),
-  // oldest first, at most kMaxHeldIntrinsics. Their names are the placeholder until then.
-  std::vector<CodeEvent*> held_intrinsics_;
   const std::function<void()> drain_;
   std::function<bool(StopCause)> stop_due_;
   std::function<void()> ended_;
@@ -168,6 +152,8 @@ class Writer {
   WarnOnce perfmap_warning_;
   WarnOnce failure_warning_;
   WarnOnce cap_warning_;
+  // Method-handle intrinsics waiting for a code-list read (after failure_warning_, which it uses).
+  IntrinsicStage intrinsics_;
 
   std::thread thread_;
   std::mutex mutex_;

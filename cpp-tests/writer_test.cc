@@ -591,7 +591,7 @@ TEST_F(WriterTest, AFailingReadWritesTheWaitingIntrinsicsUnnamed) {
   EXPECT_EQ(queue.bytes_in_flight(), 0u);
 }
 
-// Memory stays bounded: with kMaxHeldIntrinsics waiting, the oldest is written unnamed.
+// Memory stays bounded: with IntrinsicStage::kMaxHeld waiting, the oldest is written unnamed.
 TEST_F(WriterTest, AtMostKMaxHeldIntrinsicsWait) {
   Pipeline pipeline(options_);
   auto& [stats, queue, lifecycle, writer] = pipeline;
@@ -601,7 +601,7 @@ TEST_F(WriterTest, AtMostKMaxHeldIntrinsicsWait) {
   ASSERT_TRUE(writer.Open(1, 1000));
   ASSERT_NO_FATAL_FAILURE(AttachHere(lifecycle, resolver));
   const uint64_t now = MonotonicNanos();
-  const size_t held = Writer::kMaxHeldIntrinsics;
+  const size_t held = IntrinsicStage::kMaxHeld;
   for (size_t i = 0; i <= held; ++i) {
     PushIntrinsic(queue, now + i, 0x1000 * (i + 1));
     EXPECT_EQ(writer.ProcessAvailable(), 1u);
