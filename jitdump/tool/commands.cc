@@ -5,7 +5,8 @@
 namespace jitdump::tool {
 
 extern const Command kInfoCommand, kListCommand, kLinesCommand, kAddr2lineCommand, kCheckCommand, kPerfmapCommand,
-    kRecordsCommand, kFoldCommand, kStripInlineCommand, kReportCommand, kCopyCommand, kAttachCommand, kRunDirCommand;
+    kRecordsCommand, kFoldCommand, kStripInlineCommand, kReportCommand, kCopyCommand, kAttachCommand, kRunDirCommand,
+    kPerfDataCommand, kRetargetMarkersCommand;
 
 std::span<const Command* const> AllCommands() {
   // In the order `jitdump --help` lists them.
@@ -23,6 +24,8 @@ std::span<const Command* const> AllCommands() {
       &kCopyCommand,
       &kAttachCommand,
       &kRunDirCommand,
+      &kPerfDataCommand,
+      &kRetargetMarkersCommand,
   };
   return kCommands;
 }
