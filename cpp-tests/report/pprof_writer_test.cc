@@ -168,6 +168,52 @@ TEST(PprofWriterTest, MappingWithoutNamesIsLeftForPprofToSymbolize) {
   EXPECT_EQ(Str(p, p.default_sample_type()), "samples");  // no sample carries time
 }
 
+// pprof takes the first mapping for the profiled program (its header's "File:"): the sampled
+// JVM's executable, not the DSO a sample met first (ld.so, the kernel).
+TEST(PprofWriterTest, FirstMappingIsTheSampledJvmsExecutable) {
+  ProfileBuilder b;
+  const uint32_t ld = b.AddMapping("/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", 0, 0, 0);
+  const uint32_t kernel = b.AddMapping("[kernel.kallsyms]", 0, 0, 0);
+  const uint32_t java = b.AddMapping("/usr/lib/jvm/java-17/bin/java", 0, 0, 0);
+  const uint32_t shell = b.AddProcess(7, "sh", "");
+  b.profile().processes[shell].executable = "/usr/bin/dash";
+  const uint32_t jvm = b.AddProcess(8, "java", "/tmp/jit-8.dump");
+  b.profile().processes[jvm].executable = "/usr/lib/jvm/java-17/bin/java";
+  const uint32_t at_ld = b.AddLocation(0x10, ld, {});
+  const uint32_t at_kernel = b.AddLocation(0x20, kernel, {});
+  b.AddSample({at_ld}, shell, "sh", 50, 0);  // more samples, but no JVM
+  b.AddSample({at_kernel, b.AddLocation(0x30, java, {})}, jvm, "java", 3, 0);
+  const pb::Profile p = Written(b.Take());
+  ASSERT_EQ(p.mapping_size(), 3);
+  EXPECT_EQ(Str(p, p.mapping(0).filename()), "/usr/lib/jvm/java-17/bin/java");
+  EXPECT_EQ(p.mapping(0).id(), 1u);
+  // Every location still names its own mapping.
+  for (const pb::Location& l : p.location()) {
+    std::string file;
+    for (const pb::Mapping& m : p.mapping()) {
+      if (m.id() == l.mapping_id()) file = Str(p, m.filename());
+    }
+    EXPECT_EQ(file, l.address() == 0x10 ? "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
+                    : l.address() == 0x20 ? "[kernel.kallsyms]"
+                                          : "/usr/lib/jvm/java-17/bin/java");
+  }
+}
+
+// A JVM's launcher has no samples of its own: its executable is a mapping of its own, first.
+TEST(PprofWriterTest, ExecutableWithoutSamplesStillComesFirst) {
+  ProfileBuilder b;
+  const uint32_t ld = b.AddMapping("/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", 0, 0, 0);
+  const uint32_t jvm = b.AddProcess(8, "java", "/tmp/jit-8.dump");
+  b.profile().processes[jvm].executable = "/usr/lib/jvm/java-17/bin/java";
+  b.AddSample({b.AddLocation(0x10, ld, {})}, jvm, "java", 1, 0);
+  const pb::Profile p = Written(b.Take());
+  ASSERT_EQ(p.mapping_size(), 2);
+  EXPECT_EQ(Str(p, p.mapping(0).filename()), "/usr/lib/jvm/java-17/bin/java");
+  EXPECT_EQ(p.mapping(0).id(), 1u);
+  EXPECT_EQ(Str(p, p.mapping(1).filename()), "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2");
+  EXPECT_EQ(p.location(0).mapping_id(), p.mapping(1).id());
+}
+
 // The writer emits the profile in slices of a few thousand entries (concatenated messages
 // merge); a profile larger than one slice must read back whole and in order.
 TEST(PprofWriterTest, LargeProfileReadsBackWhole) {

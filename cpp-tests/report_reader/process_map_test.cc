@@ -182,5 +182,32 @@ TEST_F(DumpsInDirectoriesTest, TheFirstDirectoryWins) {
   EXPECT_TRUE(found[0].others.empty());
 }
 
+// pprof's header names the program (pprof_writer.cc): the executable each process ran.
+TEST(ProcessMap, ExecutableIsTheFirstProgramMappedAfterExec) {
+  ProcessMap map;
+  auto exec_mmap = [](int64_t pid, uint64_t time, std::string path, std::string prot = "r-xp") {
+    ScriptEvent e = Mmap(pid, time, std::move(path));
+    e.prot = std::move(prot);
+    return e;
+  };
+  map.OnEvent(exec_mmap(5, 1, "/usr/bin/dash"));
+  map.OnEvent(exec_mmap(5, 2, "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"));
+  EXPECT_EQ(map.ExecutableOf(5), "/usr/bin/dash");
+  // exec java: the JVM's launcher, then its interpreter and libraries (a data mapping first).
+  map.OnEvent(Task(ScriptEventKind::kComm, 5, 3, true, "java"));
+  map.OnEvent(exec_mmap(5, 4, "/usr/lib/jvm/java-17/bin/java", "r--p"));
+  map.OnEvent(exec_mmap(5, 4, "//anon"));
+  map.OnEvent(exec_mmap(5, 4, "/tmp/jit-5.dump"));
+  map.OnEvent(exec_mmap(5, 4, "/usr/lib/jvm/java-17/bin/java"));
+  map.OnEvent(exec_mmap(5, 5, "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"));
+  EXPECT_EQ(map.ExecutableOf(5), "/usr/lib/jvm/java-17/bin/java");
+  // A child forked without exec runs its parent's program.
+  ScriptEvent fork = Task(ScriptEventKind::kFork, 6, 6);
+  fork.ppid = fork.ptid = 5;
+  map.OnEvent(fork);
+  EXPECT_EQ(map.ExecutableOf(6), "/usr/lib/jvm/java-17/bin/java");
+  EXPECT_EQ(map.ExecutableOf(7), "");
+}
+
 }  // namespace
 }  // namespace jitdump::report

@@ -73,10 +73,12 @@ void LoadTimeline::AdvanceTo(uint64_t time) {
     current_.clear();
     applied_ = 0;
     ++rewinds_;
+    ++epoch_;
   }
   while (applied_ < by_time_.size() && by_time_[applied_].timestamp <= time) {
     Claim(current_, by_time_[applied_], [](const LoadRef& a, const LoadRef& b) { return a.record > b.record; });
     ++applied_;
+    ++epoch_;
   }
   now_ = time;
 }

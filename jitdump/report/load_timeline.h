@@ -46,6 +46,13 @@ class LoadTimeline {
   // How many times a query earlier than the previous one rebuilt the map (a statistic).
   uint64_t rewinds() const { return rewinds_; }
 
+  // Brings the map to `time` and returns a number that changes whenever that changed the map:
+  // while it stays the same, Find(addr, time) answers as it did (for callers' caches).
+  uint64_t Epoch(uint64_t time) {
+    AdvanceTo(time);
+    return epoch_;
+  }
+
  private:
   // Address ranges, each owned by one load record (its timestamp kept for comparisons).
   struct Span {
@@ -76,6 +83,7 @@ class LoadTimeline {
   SpanMap earliest_;              // the covering load with the smallest timestamp
   SpanMap final_;                 // the latest covering load in file order
   uint64_t rewinds_ = 0;
+  uint64_t epoch_ = 0;
 };
 
 }  // namespace jitdump::report

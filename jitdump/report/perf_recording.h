@@ -8,29 +8,14 @@
 #include <vector>
 
 #include "jitdump/report/perf_script.h"
+#include "jitdump/report/recording_shape.h"
 
 namespace jitdump::report {
-
-struct RecordedEvent {
-  std::string name;         // "cpu-clock"
-  std::string sample_type;  // "IP|TID|TIME|CALLCHAIN|PERIOD"
-  bool use_clockid = false;
-  int clockid = -1;
-};
 
 // `perf evlist -v` output, one line per event:
 // "cpu-clock: type: 1, size: 128, ..., sample_type: IP|TID|TIME|CALLCHAIN|PERIOD, ..., clockid: 1".
 std::vector<RecordedEvent> ParseEvlist(std::string_view text);
 
-struct RecordingShape {
-  std::vector<RecordedEvent> events;
-  // Call chains unwound from stack copies (--call-graph dwarf): perf has already moved their
-  // return addresses onto the call instruction.
-  bool dwarf_call_chains = false;
-  // Recorded with -k 1 (CLOCK_MONOTONIC, the dumps' clock) for every event.
-  bool monotonic_clock = false;
-  bool has_time = false;
-};
 RecordingShape ShapeOf(const std::vector<RecordedEvent>& events);
 
 class PerfRecording {

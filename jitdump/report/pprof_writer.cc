@@ -120,14 +120,68 @@ void WriteSamples(const Profile& profile, StringTable& strings, ChunkWriter& wri
   writer.Flush();
 }
 
-// Profile::mappings[0] is "no mapping", so Profile mapping i is pprof mapping id i and a
-// location in mapping 0 has no mapping_id, as pprof expects.
-void WriteMappings(const Profile& profile, StringTable& strings, ChunkWriter& writer) {
+// pprof takes its first mapping for the profiled program ("File: java" in its header), so the
+// sampled JVM's executable goes first: the executable of the JVM with the most samples (of the
+// process with the most samples when no process has a dump). Without one, the first mapping
+// would be whatever DSO a sample met first (ld-linux-x86-64.so.2, [kernel.kallsyms]).
+std::string_view MainExecutable(const Profile& profile) {
+  std::vector<uint64_t> counts(profile.processes.size());
+  for (const Sample& sample : profile.samples) {
+    if (sample.process < counts.size()) counts[sample.process] += sample.count;
+  }
+  const Process* best = nullptr;
+  uint64_t best_count = 0;
+  for (const bool jvms_only : {true, false}) {
+    for (size_t i = 0; i < profile.processes.size(); ++i) {
+      const Process& p = profile.processes[i];
+      if (p.executable.empty() || (jvms_only && p.dump.empty())) continue;
+      if (best == nullptr || counts[i] > best_count) {
+        best = &p;
+        best_count = counts[i];
+      }
+    }
+    if (best != nullptr) break;
+  }
+  return best == nullptr ? std::string_view() : std::string_view(best->executable);
+}
+
+// pprof's mapping ids: ids[i] for Profile::mappings[i] (0 for mapping 0, "no mapping": a
+// location there has no mapping_id, as pprof expects), the main executable's id 1. `extra` is
+// the executable when no location lies in it (the launcher of a JVM rarely has samples): it
+// gets id 1 of its own.
+struct MappingOrder {
+  std::vector<uint64_t> ids;
+  size_t first = 0;        // the Profile mapping written first, 0: none (or `extra`)
+  std::string_view extra;  // a mapping of its own for the executable, written first
+};
+
+MappingOrder OrderMappings(const Profile& profile) {
+  MappingOrder order;
+  order.ids.resize(profile.mappings.size());
+  const std::string_view main = MainExecutable(profile);
+  for (size_t i = 1; i < profile.mappings.size() && !main.empty(); ++i) {
+    if (profile.mappings[i].file == main) {
+      order.first = i;
+      break;
+    }
+  }
+  if (!main.empty() && order.first == 0) order.extra = main;
+  uint64_t next = order.first != 0 || !order.extra.empty() ? 2 : 1;
+  for (size_t i = 1; i < profile.mappings.size(); ++i) order.ids[i] = i == order.first ? 1 : next++;
+  return order;
+}
+
+void WriteMappings(const Profile& profile, const MappingOrder& order, StringTable& strings, ChunkWriter& writer) {
   const std::vector<MappingResolution> resolved = ResolutionByMapping(profile);
-  for (size_t i = 1; i < profile.mappings.size(); ++i) {
+  if (!order.extra.empty()) {
+    pb::Mapping* m = writer.chunk().add_mapping();
+    m->set_id(1);
+    m->set_filename(strings.Index(order.extra));
+  }
+  auto write = [&](size_t i) {
     const Mapping& mapping = profile.mappings[i];
     pb::Mapping* m = writer.chunk().add_mapping();
-    m->set_id(i);
+    m->set_id(order.ids[i]);
     m->set_memory_start(mapping.start);
     m->set_memory_limit(mapping.limit);
     m->set_file_offset(mapping.offset);
@@ -138,16 +192,20 @@ void WriteMappings(const Profile& profile, StringTable& strings, ChunkWriter& wr
     // Inline chains come from the same source as the functions (the dump's inline records).
     m->set_has_inline_frames(resolved[i].functions);
     writer.FlushEvery(writer.chunk().mapping_size(), kChunkEntries);
+  };
+  if (order.first != 0) write(order.first);
+  for (size_t i = 1; i < profile.mappings.size(); ++i) {
+    if (i != order.first) write(i);
   }
   writer.Flush();
 }
 
-void WriteLocations(const Profile& profile, ChunkWriter& writer) {
+void WriteLocations(const Profile& profile, const MappingOrder& order, ChunkWriter& writer) {
   for (size_t i = 0; i < profile.locations.size(); ++i) {
     const Location& location = profile.locations[i];
     pb::Location* l = writer.chunk().add_location();
     l->set_id(i + 1);
-    l->set_mapping_id(location.mapping);
+    l->set_mapping_id(order.ids[location.mapping]);
     l->set_address(location.address);
     for (const Line& line : location.lines) {
       pb::Line* pl = l->add_line();
@@ -210,6 +268,9 @@ Status WritePprof(const Profile& profile, std::ostream& out) {
   google::protobuf::io::OstreamOutputStream raw(&out);
   google::protobuf::io::GzipOutputStream::Options options;
   options.format = google::protobuf::io::GzipOutputStream::GZIP;
+  // zlib's fastest level: 3-4x less CPU than its default for a file ~15% larger (a profile of
+  // 88k samples: 1.1 -> 1.3 MB); a profile is written once and read a few times.
+  options.compression_level = 1;
   google::protobuf::io::GzipOutputStream gzip(&raw, options);
   bool coded_error = false;
   {
@@ -220,8 +281,9 @@ Status WritePprof(const Profile& profile, std::ostream& out) {
     std::deque<std::string> names;      // and the names made here (stable addresses)
     WriteHeader(profile, strings, writer);
     WriteSamples(profile, strings, writer);
-    WriteMappings(profile, strings, writer);
-    WriteLocations(profile, writer);
+    const MappingOrder order = OrderMappings(profile);
+    WriteMappings(profile, order, strings, writer);
+    WriteLocations(profile, order, writer);
     WriteFunctions(profile, strings, names, writer);
     WriteComments(profile, strings, comments, writer);
     WriteStrings(strings, writer);

@@ -28,7 +28,14 @@ void ProcessMap::OnEvent(const ScriptEvent& event) {
   switch (event.kind) {
     case ScriptEventKind::kMmap: {
       uint32_t dump_pid;
-      if (!DumpFileName(event.path, &dump_pid)) return;
+      if (!DumpFileName(event.path, &dump_pid)) {
+        // perf script prints MMAP2's protection ("r-xp"), an MMAP record "x" when executable.
+        const bool exec = event.prot.find('x') != std::string::npos;
+        if (exec && !event.path.empty() && event.path.front() == '/' && event.path.rfind("//anon", 0) != 0) {
+          executables_.try_emplace(pid, event.path);
+        }
+        return;
+      }
       std::string path = event.path;
       while (path.size() > 10 && path.compare(path.size() - 10, 10, " (deleted)") == 0) path.resize(path.size() - 10);
       // Two threads of one agent never map the dump twice, but perf can both synthesize and
@@ -50,10 +57,18 @@ void ProcessMap::OnEvent(const ScriptEvent& event) {
     }
     case ScriptEventKind::kComm:
       if (event.tid == event.pid) commands_[pid] = event.comm;
-      if (event.exec) AddBoundary(pid, time);
+      if (event.exec) {
+        AddBoundary(pid, time);
+        executables_.erase(pid);  // the new program's mapping comes next
+      }
       return;
     case ScriptEventKind::kFork:
       commands_.try_emplace(pid, "");
+      if (event.ppid >= 0 && event.ppid <= UINT32_MAX && static_cast<uint32_t>(event.ppid) != pid &&
+          executables_.count(pid) == 0) {
+        const auto parent = executables_.find(static_cast<uint32_t>(event.ppid));
+        if (parent != executables_.end()) executables_.emplace(pid, parent->second);
+      }
       return;
     case ScriptEventKind::kExit:
       if (event.tid == event.pid) AddBoundary(pid, time);
@@ -100,6 +115,11 @@ int64_t ProcessMap::MarkerFor(uint32_t pid, std::optional<uint64_t> time) const 
 std::string ProcessMap::CommandOf(uint32_t pid) const {
   const auto it = commands_.find(pid);
   return it == commands_.end() ? std::string() : it->second;
+}
+
+std::string ProcessMap::ExecutableOf(uint32_t pid) const {
+  const auto it = executables_.find(pid);
+  return it == executables_.end() ? std::string() : it->second;
 }
 
 }  // namespace jitdump::report

@@ -50,6 +50,11 @@ class ProcessMap {
 
   // The process's command (its main thread's comm), or "".
   std::string CommandOf(uint32_t pid) const;
+  // The executable the process runs: the first executable file it mapped after its last exec
+  // (the kernel maps the program before its interpreter, ld.so; perf synthesizes a running
+  // process's mappings in address order, the program's first), its parent's after a fork
+  // without exec; "" when the recording does not say.
+  std::string ExecutableOf(uint32_t pid) const;
 
  private:
   struct PidMarkers {
@@ -64,6 +69,7 @@ class ProcessMap {
   std::map<uint32_t, PidMarkers> by_pid_;
   std::map<uint32_t, std::vector<uint64_t>> boundaries_;  // exit and exec times per pid, sorted
   std::map<uint32_t, std::string> commands_;
+  std::map<uint32_t, std::string> executables_;
 };
 
 }  // namespace jitdump::report

@@ -18,7 +18,55 @@ void PutValue(std::string& key, const T& value) {
   key.append(reinterpret_cast<const char*>(&value), sizeof value);
 }
 
+uint64_t Mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+uint64_t Finish(uint64_t h) {
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  return h ^ (h >> 32);
+}
+
+uint64_t StackHash(const std::vector<uint32_t>& locations, uint32_t process, std::string_view thread) {
+  uint64_t h = Mix(0x6a09e667f3bcc908ull, process);
+  h = Mix(h, std::hash<std::string_view>()(thread));
+  for (uint32_t l : locations) h = Mix(h, l);
+  return Finish(h);
+}
+
 }  // namespace
+
+// Open addressing over the indexes of `count` items: the index of the item `equal` accepts
+// among those with this hash, or `count` (the next item's index) placed as new.
+template <typename Equal>
+uint32_t ProfileBuilder::Intern(std::vector<Slot>& slots, size_t count, uint64_t hash, bool* inserted, Equal equal) {
+  if (2 * (count + 1) > slots.size()) {
+    std::vector<Slot> old;
+    old.swap(slots);
+    slots.resize(old.empty() ? 1024 : 2 * old.size());
+    for (const Slot& slot : old) {
+      if (slot.index == UINT32_MAX) continue;
+      size_t i = slot.hash & (slots.size() - 1);
+      while (slots[i].index != UINT32_MAX) i = (i + 1) & (slots.size() - 1);
+      slots[i] = slot;
+    }
+  }
+  for (size_t i = hash & (slots.size() - 1);; i = (i + 1) & (slots.size() - 1)) {
+    Slot& slot = slots[i];
+    if (slot.index == UINT32_MAX) {
+      slot.hash = hash;
+      slot.index = static_cast<uint32_t>(count);
+      *inserted = true;
+      return slot.index;
+    }
+    if (slot.hash == hash && equal(slot.index)) {
+      *inserted = false;
+      return slot.index;
+    }
+  }
+}
 
 const char* FrameKindName(FrameKind kind) {
   switch (kind) {
@@ -34,13 +82,15 @@ const char* FrameKindName(FrameKind kind) {
 }
 
 uint32_t ProfileBuilder::AddFunction(std::string_view name, std::string_view file, FrameKind kind) {
-  std::string key;
-  Put(key, name);
-  Put(key, file);
-  PutValue(key, kind);
-  const auto [it, inserted] = function_ids_.try_emplace(std::move(key), static_cast<uint32_t>(profile_.functions.size()));
+  const uint64_t hash = Finish(Mix(Mix(std::hash<std::string_view>()(name), std::hash<std::string_view>()(file)),
+                                   static_cast<uint64_t>(kind)));
+  bool inserted;
+  const uint32_t id = Intern(function_slots_, profile_.functions.size(), hash, &inserted, [&](uint32_t i) {
+    const Function& f = profile_.functions[i];
+    return f.kind == kind && f.name == name && f.file == file;
+  });
   if (inserted) profile_.functions.push_back(Function{std::string(name), std::string(file), kind});
-  return it->second;
+  return id;
 }
 
 uint32_t ProfileBuilder::AddMapping(std::string_view file, uint64_t start, uint64_t limit, uint64_t offset) {
@@ -55,32 +105,36 @@ uint32_t ProfileBuilder::AddMapping(std::string_view file, uint64_t start, uint6
 }
 
 uint32_t ProfileBuilder::AddLocation(uint64_t address, uint32_t mapping, const std::vector<Line>& lines) {
-  std::string key;
-  PutValue(key, address);
-  PutValue(key, mapping);
-  for (const Line& line : lines) {
-    PutValue(key, line.function);
-    PutValue(key, line.line);
-  }
-  const auto [it, inserted] = location_ids_.try_emplace(std::move(key), static_cast<uint32_t>(profile_.locations.size()));
+  uint64_t h = Mix(address, mapping);
+  for (const Line& line : lines) h = Mix(Mix(h, line.function), line.line);
+  bool inserted;
+  const uint32_t id = Intern(location_slots_, profile_.locations.size(), Finish(h), &inserted, [&](uint32_t i) {
+    const Location& l = profile_.locations[i];
+    if (l.address != address || l.mapping != mapping || l.lines.size() != lines.size()) return false;
+    for (size_t k = 0; k < lines.size(); ++k) {
+      if (l.lines[k].function != lines[k].function || l.lines[k].line != lines[k].line) return false;
+    }
+    return true;
+  });
   if (inserted) profile_.locations.push_back(Location{address, mapping, lines});
-  return it->second;
+  return id;
 }
 
 uint32_t ProfileBuilder::AddProcess(uint32_t pid, std::string_view command, std::string_view dump) {
-  profile_.processes.push_back(Process{pid, std::string(command), std::string(dump)});
+  profile_.processes.push_back(Process{pid, std::string(command), std::string(dump), 0, std::string()});
   return static_cast<uint32_t>(profile_.processes.size() - 1);
 }
 
 void ProfileBuilder::AddSample(const std::vector<uint32_t>& locations, uint32_t process, std::string_view thread,
                                uint64_t count, uint64_t nanos) {
-  std::string key;
-  PutValue(key, process);
-  Put(key, thread);
-  key.append(reinterpret_cast<const char*>(locations.data()), locations.size() * sizeof(uint32_t));
-  const auto [it, inserted] = sample_ids_.try_emplace(std::move(key), static_cast<uint32_t>(profile_.samples.size()));
+  bool inserted;
+  const uint32_t id = Intern(sample_slots_, profile_.samples.size(), StackHash(locations, process, thread), &inserted,
+                             [&](uint32_t i) {
+                               const Sample& s = profile_.samples[i];
+                               return s.process == process && s.thread == thread && s.locations == locations;
+                             });
   if (inserted) profile_.samples.push_back(Sample{locations, process, std::string(thread), 0, 0});
-  Sample& sample = profile_.samples[it->second];
+  Sample& sample = profile_.samples[id];
   sample.count += count;
   sample.nanos += nanos;
 }

@@ -78,6 +78,9 @@ struct Process {
   // The pid the JVM itself saw, which names its files (jit-<dump_pid>.dump, the agent's stats
   // with %p): `pid` inside a container's pid namespace differs from it. 0 without a dump.
   uint32_t dump_pid = 0;
+  // The program the process ran (its executable's path as mapped); empty when the recording
+  // does not say. pprof's header names it.
+  std::string executable;
 };
 
 struct Profile {
@@ -108,11 +111,21 @@ class ProfileBuilder {
   Profile Take();
 
  private:
+  // Open addressing over item indexes, each slot with the item's hash: an item already seen
+  // costs a hash and one comparison, no allocation (functions and locations are interned once
+  // per distinct frame of a recording, samples once per sample).
+  struct Slot {
+    uint64_t hash = 0;
+    uint32_t index = UINT32_MAX;  // UINT32_MAX: empty
+  };
+  template <typename Equal>
+  static uint32_t Intern(std::vector<Slot>& slots, size_t count, uint64_t hash, bool* inserted, Equal equal);
+
   Profile profile_;
-  std::unordered_map<std::string, uint32_t> function_ids_;
+  std::vector<Slot> function_slots_;
   std::unordered_map<std::string, uint32_t> mapping_ids_;
-  std::unordered_map<std::string, uint32_t> location_ids_;
-  std::unordered_map<std::string, uint32_t> sample_ids_;
+  std::vector<Slot> location_slots_;
+  std::vector<Slot> sample_slots_;  // by (process, thread, stack)
 };
 
 }  // namespace jitdump::report

@@ -41,7 +41,8 @@ void WriteProfileJson(const Profile& profile, std::ostream& out) {
   });
   out << ",\n";
   WriteArray(out, "processes", profile.processes, [](const Process& p) {
-    return nlohmann::json{{"pid", p.pid}, {"command", p.command}, {"dump", p.dump}, {"dump_pid", p.dump_pid}};
+    return nlohmann::json{{"pid", p.pid}, {"command", p.command}, {"dump", p.dump}, {"dump_pid", p.dump_pid},
+                          {"executable", p.executable}};
   });
   out << ",\n\"period_ns\":" << profile.period_ns << ",\"start_ns\":" << profile.start_ns
       << ",\"end_ns\":" << profile.end_ns << "}\n";

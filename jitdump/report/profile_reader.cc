@@ -26,7 +26,13 @@ bool TimeBasedEvent(std::string_view event) {
   return name == "cpu-clock" || name == "task-clock";
 }
 
-bool KnownSymbol(const std::string& sym) { return !sym.empty() && sym != "[unknown]"; }
+// "libc.so.6" -> "[libc.so.6]"; "[kernel.kallsyms]" stays as it is.
+std::string Bracketed(std::string_view name) {
+  if (!name.empty() && name.front() == '[' && name.back() == ']') return std::string(name);
+  return "[" + std::string(name) + "]";
+}
+
+bool KnownSymbol(std::string_view sym) { return !sym.empty() && sym != "[unknown]"; }
 
 }  // namespace
 
@@ -46,7 +52,7 @@ ProfileReader::ProfileReader(std::unique_ptr<JvmCode> only_dump, ReadOptions opt
 
 ProfileReader::~ProfileReader() = default;
 
-ProfileReader::Jvm* ProfileReader::JvmFor(const ScriptSample& sample, int64_t* marker) {
+ProfileReader::Jvm* ProfileReader::JvmFor(const StackSample& sample, int64_t* marker) {
   if (single_dump_) {
     *marker = 0;
     return jvms_[0]->code ? jvms_[0].get() : nullptr;
@@ -98,23 +104,24 @@ std::shared_ptr<JvmCode> ProfileReader::CachedDump(const std::string& path) cons
   return it == dumps_.end() ? nullptr : it->second;
 }
 
-uint32_t ProfileReader::ProcessFor(const ScriptSample& sample, int64_t marker, const Jvm* jvm) {
+uint32_t ProfileReader::ProcessFor(const StackSample& sample, int64_t marker, const Jvm* jvm) {
   const auto key = std::make_pair(sample.pid, single_dump_ ? int64_t{-1} : marker);
   const auto it = process_ids_.find(key);
   if (it != process_ids_.end()) return it->second;
   std::string command = processes_ ? processes_->CommandOf(sample.pid) : std::string();
-  if (command.empty()) command = sample.comm;
+  if (command.empty()) command = std::string(sample.comm);
   const uint32_t id = builder_.AddProcess(sample.pid, command, jvm ? jvm->code->path() : std::string());
   if (jvm) builder_.profile().processes[id].dump_pid = jvm->code->header_pid();
+  if (processes_) builder_.profile().processes[id].executable = processes_->ExecutableOf(sample.pid);
   process_ids_.emplace(key, id);
   return id;
 }
 
-uint32_t ProfileReader::MappingOf(const std::string& dso) {
-  if (dso.empty()) return 0;
+uint32_t ProfileReader::MappingOf(uint32_t dso) {
+  if (dso == 0) return 0;
   const auto it = mappings_.find(dso);
   if (it != mappings_.end()) return it->second;
-  const uint32_t id = builder_.AddMapping(dso, 0, 0, 0);
+  const uint32_t id = builder_.AddMapping(dsos_[dso].name, 0, 0, 0);
   mappings_.emplace(dso, id);
   return id;
 }
@@ -132,78 +139,147 @@ uint32_t ProfileReader::JitLocation(Jvm& jvm, size_t record, uint64_t addr) {
   return id;
 }
 
-uint32_t ProfileReader::NativeLocation(const ScriptFrame& frame, uint64_t addr, bool kernel, bool jit_area) {
+uint32_t ProfileReader::NativeLocation(const StackSample& sample, const StackFrame& frame, uint64_t step, bool kernel,
+                                       bool jit_area) {
+  const uint64_t addr = frame.file_addr >= step ? frame.file_addr - step : frame.file_addr;
+  bool inserted;
+  FlatIndex::Entry& entry = native_frames_.Insert(addr, frame.dso, &inserted);
+  if (!inserted) return entry.value;
+  const FrameDso& dso = dsos_[frame.dso];
   const uint32_t mapping = MappingOf(frame.dso);
-  const NativeKey key{mapping, addr};
-  const auto it = native_locations_.find(key);
-  if (it != native_locations_.end()) return it->second;
-  const bool known = KnownSymbol(frame.sym);
-  const bool no_dso = frame.dso.empty() || frame.dso == "[unknown]";
-  std::string name = frame.sym;
-  if (!known) name = no_dso || jit_area ? "[unknown]" : "[" + std::string(BaseName(frame.dso)) + "]";
-  FrameKind kind = FrameKind::kNative;
-  if (kernel) {
-    kind = FrameKind::kKernel;
-  } else if (jit_area) {
-    // JIT code no dump describes: perf's name from a perf map, if it had one.
-    kind = known ? KindOfName(frame.sym) : FrameKind::kUnknown;
-  } else if (no_dso) {
-    kind = FrameKind::kUnknown;
+  FrameKind kind = kernel ? FrameKind::kKernel : FrameKind::kNative;
+  std::vector<Line> lines;
+  if (!frame.named && native_symbols_ != nullptr && !dso.none) {
+    StackFrame at = frame;
+    at.addr = frame.addr >= step ? frame.addr - step : frame.addr;
+    at.file_addr = addr;
+    for (const NativeName& name : native_symbols_->Lookup(sample.pid, at, dso)) {
+      const FrameKind k = jit_area ? KindOfName(name.function) : kind;
+      lines.push_back(Line{builder_.AddFunction(name.function, name.file, k), name.line});
+    }
   }
-  const uint32_t id = builder_.AddLocation(addr, mapping, {Line{builder_.AddFunction(name, "", kind), 0}});
-  native_locations_.emplace(key, id);
+  if (lines.empty()) {
+    const bool known = frame.named && KnownSymbol(frame.sym);
+    std::string name = known ? std::string(frame.sym) : std::string();
+    if (!known) name = dso.none || jit_area ? "[unknown]" : Bracketed(BaseName(dso.name));
+    if (kernel) {
+      kind = FrameKind::kKernel;
+    } else if (jit_area) {
+      // JIT code no dump describes: perf's name from a perf map, if it had one.
+      kind = known ? KindOfName(frame.sym) : FrameKind::kUnknown;
+    } else if (dso.none) {
+      kind = FrameKind::kUnknown;
+    }
+    lines.push_back(Line{builder_.AddFunction(name, "", kind), 0});
+  }
+  const uint32_t id = builder_.AddLocation(addr, mapping, lines);
+  entry.value = id;  // nothing above inserts into native_frames_: `entry` still stands
   return id;
 }
 
-uint32_t ProfileReader::Frame(const ScriptSample& sample, size_t index, Jvm* jvm) {
-  const ScriptFrame& frame = sample.frames[index];
+uint32_t ProfileReader::Frame(const StackSample& sample, size_t index, Jvm* jvm) {
+  const StackFrame& frame = sample.frames[index];
+  const FrameDso& dso = dsos_[frame.dso];
   ++stats_.frames;
-  const bool kernel = IsKernelFrame(frame.addr, frame.dso);
+  const bool kernel = (frame.addr >> 48) == 0xffff || dso.kernel;
   // Where the CPU was: the sampled ip, or the user pc the kernel interrupted (the first user
   // frame after kernel frames). Every other frame of a chain is a return address.
   bool exact = !sample.call_chain || index == 0;
   if (!exact && !kernel) {
-    const ScriptFrame& inner = sample.frames[index - 1];
-    exact = IsKernelFrame(inner.addr, inner.dso);
+    const StackFrame& inner = sample.frames[index - 1];
+    exact = (inner.addr >> 48) == 0xffff || dsos_[inner.dso].kernel;
   }
-  const bool step_back = !exact && !options_.return_addresses_adjusted;
-  const bool jit_area = !kernel && IsJitCandidateDso(frame.dso);
-  if (!jit_area || jvm == nullptr) {
-    return NativeLocation(frame, step_back && frame.addr > 0 ? frame.addr - 1 : frame.addr, kernel, jit_area);
+  const uint64_t step = !exact && !options_.return_addresses_adjusted ? 1 : 0;
+  const bool jit_area = !kernel && dso.jit_candidate;
+  if (!jit_area || jvm == nullptr) return NativeLocation(sample, frame, step, kernel, jit_area);
+  JitFrame hit;
+  if (dso.jitted_elf || !sample.time_ns || !options_.times_are_dump_clock) {
+    hit = ResolveJit(sample, frame, step, *jvm);  // no time to key a cache on, or perf inject's ELFs
+  } else {
+    const uint64_t lookup = frame.addr >= step ? frame.addr - step : frame.addr;
+    const uint64_t epoch = jvm->code->timeline().Epoch(*sample.time_ns);
+    bool inserted;
+    FlatIndex::Entry& entry = jit_frames_.Insert(lookup, jvm->index, &inserted);
+    if (!inserted && jit_cache_[entry.value].epoch == epoch) {
+      hit = jit_cache_[entry.value];
+    } else {
+      if (inserted) {
+        entry.value = static_cast<uint32_t>(jit_cache_.size());
+        jit_cache_.emplace_back();
+      }
+      const uint32_t slot = entry.value;  // ResolveJit may grow the index
+      hit = ResolveJit(sample, frame, step, *jvm);
+      hit.epoch = epoch;
+      jit_cache_[slot] = hit;
+    }
   }
-  ++stats_.jit_frames;
+  stats_.jit_frames += hit.counted;
+  stats_.jit_resolved += hit.resolved;
+  stats_.jit_expanded += hit.expanded;
+  stats_.jit_before_load += hit.before_load;
+  stats_.jit_time_resolved += hit.time_resolved;
+  return hit.location;
+}
+
+ProfileReader::JitFrame ProfileReader::ResolveJit(const StackSample& sample, const StackFrame& frame, uint64_t step,
+                                                  Jvm& jvm) {
+  const FrameDso& dso = dsos_[frame.dso];
+  JitFrame out;
   uint64_t addr = frame.addr;
   int64_t record = -1;
-  uint64_t code_index;
-  const bool jitted_elf = JittedElfIndex(frame.dso, &code_index);
-  if (jitted_elf) record = jvm->code->LoadOfJittedElf(code_index, &addr);  // the ELF names its load
-  const uint64_t lookup = step_back && addr > 0 ? addr - 1 : addr;
-  if (!jitted_elf) {
-    const int64_t final_load = jvm->code->timeline().FindFinal(lookup);
+  if (dso.jitted_elf) record = jvm.code->LoadOfJittedElf(dso.jitted_index, &addr);  // the ELF names its load
+  const uint64_t lookup = addr >= step ? addr - step : addr;
+  if (!dso.jitted_elf) {
+    const int64_t final_load = jvm.code->timeline().FindFinal(lookup);
     record = final_load;
     if (sample.time_ns && options_.times_are_dump_clock) {
-      const LoadTimeline::Hit hit = jvm->code->timeline().Find(lookup, *sample.time_ns);
+      const LoadTimeline::Hit hit = jvm.code->timeline().Find(lookup, *sample.time_ns);
       record = hit.record;
-      if (hit.before_load) ++stats_.jit_before_load;
-      if (record >= 0 && record != final_load) ++stats_.jit_time_resolved;
+      out.before_load = hit.before_load;
+      out.time_resolved = record >= 0 && record != final_load;
     }
   }
   if (record < 0) {
     // perf's "[unknown]" DSO is no mapping at all, mostly a frame pointer chain gone astray: only
     // a frame in a mapping the JIT code lives in counts as JIT code left unnamed.
-    if (frame.dso.empty() || frame.dso == "[unknown]") --stats_.jit_frames;
-    return NativeLocation(frame, lookup, false, true);
+    out.counted = !dso.none;
+    out.location = NativeLocation(sample, frame, step, false, true);
+    return out;
   }
-  ++stats_.jit_resolved;
-  if (jvm->code->HasInlineRecord(static_cast<size_t>(record))) ++stats_.jit_expanded;
-  return JitLocation(*jvm, static_cast<size_t>(record), lookup);
+  out.resolved = true;
+  out.expanded = jvm.code->HasInlineRecord(static_cast<size_t>(record));
+  out.location = JitLocation(jvm, static_cast<size_t>(record), lookup);
+  return out;
 }
 
 void ProfileReader::OnSample(const ScriptSample& sample) {
+  script_frames_.resize(sample.frames.size());
+  for (size_t i = 0; i < sample.frames.size(); ++i) {
+    const ScriptFrame& f = sample.frames[i];
+    StackFrame& out = script_frames_[i];
+    out.addr = out.file_addr = f.addr;
+    out.dso = dsos_.Intern(f.dso);
+    out.sym = f.sym;
+    out.named = true;
+    out.mapping = nullptr;
+  }
+  StackSample s;
+  s.pid = sample.pid;
+  s.tid = sample.tid;
+  s.time_ns = sample.time_ns;
+  s.period = sample.period;
+  s.comm = sample.comm;
+  s.event = sample.event;
+  s.frames = script_frames_;
+  s.call_chain = sample.call_chain;
+  Add(s);
+}
+
+void ProfileReader::Add(const StackSample& sample) {
   if (!sample.event.empty() && !options_.every_event) {
-    if (options_.event.empty()) options_.event = sample.event;
+    if (options_.event.empty()) options_.event = std::string(sample.event);
     if (sample.event != options_.event) {
-      ++stats_.skipped_events[sample.event];
+      ++stats_.skipped_events[std::string(sample.event)];
       return;
     }
   }
@@ -215,8 +291,9 @@ void ProfileReader::OnSample(const ScriptSample& sample) {
   stack_.clear();
   for (size_t i = 0; i < sample.frames.size(); ++i) stack_.push_back(Frame(sample, i, jvm));
   if (stack_.empty()) {
-    // perf printed no ip at all: still a sample of this thread.
-    stack_.push_back(NativeLocation(ScriptFrame{}, 0, false, false));
+    // No ip at all: still a sample of this thread.
+    static const StackFrame kNothing;
+    stack_.push_back(NativeLocation(sample, kNothing, 0, false, false));
   }
   const uint64_t nanos = time_based_ ? sample.period : 0;
   builder_.AddSample(stack_, process, sample.comm, 1, nanos);
@@ -230,7 +307,9 @@ void ProfileReader::OnSample(const ScriptSample& sample) {
 
 Profile ProfileReader::Take() {
   jit_locations_.clear();
-  native_locations_.clear();
+  native_frames_.clear();
+  jit_frames_.clear();
+  jit_cache_.clear();
   mappings_.clear();
   process_ids_.clear();
   return builder_.Take();

@@ -1,6 +1,7 @@
-// Builds a Profile from perf script's samples (perf_script.h) and the dumps of the JVMs in the
-// recording: every JIT frame resolved by address and time to the load that covered it, and
-// expanded into its inline chain; kernel and native frames keep perf's symbols.
+// Builds a Profile from a recording's samples (stack_sample.h: read from perf.data, or from perf
+// script's text) and the dumps of the JVMs in the recording: every JIT frame resolved by address
+// and time to the load that covered it, and expanded into its inline chain; kernel and native
+// frames keep perf script's symbols, or get theirs from the NativeSymbols given.
 //
 // Stacks: the first frame of a sample is where the CPU was (looked up at that address), and so
 // is the first user-space frame after kernel frames (the interrupted user pc); every other frame
@@ -19,10 +20,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "jitdump/report/flat_index.h"
 #include "jitdump/report/jvm_code.h"
 #include "jitdump/report/perf_script.h"
 #include "jitdump/report/process_map.h"
 #include "jitdump/report/profile.h"
+#include "jitdump/report/stack_sample.h"
 
 namespace jitdump::report {
 
@@ -65,8 +68,20 @@ class ProfileReader final : public ScriptSink {
   ProfileReader(std::unique_ptr<JvmCode> only_dump, ReadOptions options);
   ~ProfileReader() override;
 
+  // A sample of perf script's text (its frames' DSOs interned here).
   void OnSample(const ScriptSample& sample) override;
   void OnEvent(const ScriptEvent&) override {}
+  // A sample whose frames' DSOs are ids of dsos().
+  void Add(const StackSample& sample);
+  DsoTable& dsos() { return dsos_; }
+  // What the recording says about its call chains and clock, when it is known only once its
+  // first samples come (a stream's events arrive with its records).
+  void SetShape(bool return_addresses_adjusted, bool times_are_dump_clock) {
+    options_.return_addresses_adjusted = return_addresses_adjusted;
+    options_.times_are_dump_clock = times_are_dump_clock;
+  }
+  // Names the frames that come without a symbol (perf.data's); not owned, may be null.
+  void set_native_symbols(NativeSymbols* symbols) { native_symbols_ = symbols; }
 
   const ReadStats& stats() const { return stats_; }
   // The finished profile; the reader is left empty.
@@ -83,23 +98,28 @@ class ProfileReader final : public ScriptSink {
   struct JitKeyHash {
     size_t operator()(const JitKey& k) const { return k.addr * 0x9E3779B97F4A7C15ull ^ (uint64_t{k.jvm} << 32 | k.record); }
   };
-  struct NativeKey {
-    uint32_t mapping;
-    uint64_t addr;
-    bool operator==(const NativeKey&) const = default;
-  };
-  struct NativeKeyHash {
-    size_t operator()(const NativeKey& k) const { return k.addr * 0x9E3779B97F4A7C15ull ^ k.mapping; }
+  // What resolving a JIT frame found, cached per (JVM, address) while the JVM's code map at
+  // the samples' time stays the same (LoadTimeline::Epoch).
+  struct JitFrame {
+    uint64_t epoch = 0;
+    uint32_t location = 0;
+    bool resolved = false;       // a load covers it
+    bool counted = true;         // it counts as a JIT frame (no: an unresolved frame in no mapping)
+    bool expanded = false;       // from an inline record
+    bool before_load = false;    // resolved to a load stamped after the sample
+    bool time_resolved = false;  // to other code than the dump's final state there
   };
 
-  Jvm* JvmFor(const ScriptSample& sample, int64_t* marker);
+  Jvm* JvmFor(const StackSample& sample, int64_t* marker);
   // The dump already read from the file now at `path`, if any.
   std::shared_ptr<JvmCode> CachedDump(const std::string& path) const;
-  uint32_t ProcessFor(const ScriptSample& sample, int64_t marker, const Jvm* jvm);
-  uint32_t Frame(const ScriptSample& sample, size_t index, Jvm* jvm);
+  uint32_t ProcessFor(const StackSample& sample, int64_t marker, const Jvm* jvm);
+  uint32_t Frame(const StackSample& sample, size_t index, Jvm* jvm);
   uint32_t JitLocation(Jvm& jvm, size_t record, uint64_t addr);
-  uint32_t NativeLocation(const ScriptFrame& frame, uint64_t addr, bool kernel, bool jit_area);
-  uint32_t MappingOf(const std::string& dso);
+  JitFrame ResolveJit(const StackSample& sample, const StackFrame& frame, uint64_t step, Jvm& jvm);
+  // `frame` looked up at `step` bytes before its address (1 for a return address).
+  uint32_t NativeLocation(const StackSample& sample, const StackFrame& frame, uint64_t step, bool kernel, bool jit_area);
+  uint32_t MappingOf(uint32_t dso);
 
   const ProcessMap* processes_ = nullptr;
   ReadOptions options_;
@@ -113,8 +133,13 @@ class ProfileReader final : public ScriptSink {
   bool single_dump_ = false;
   std::map<std::pair<uint32_t, int64_t>, uint32_t> process_ids_;  // (pid, marker) -> process
   std::unordered_map<JitKey, uint32_t, JitKeyHash> jit_locations_;
-  std::unordered_map<NativeKey, uint32_t, NativeKeyHash> native_locations_;
-  std::unordered_map<std::string, uint32_t> mappings_;
+  FlatIndex native_frames_;            // (file address, dso) -> location
+  FlatIndex jit_frames_;               // (address, jvm) -> index into jit_cache_
+  std::vector<JitFrame> jit_cache_;
+  std::unordered_map<uint32_t, uint32_t> mappings_;  // dso id -> profile mapping
+  DsoTable dsos_;
+  NativeSymbols* native_symbols_ = nullptr;
+  std::vector<StackFrame> script_frames_;  // a text sample's frames, converted
   std::vector<uint32_t> stack_;  // the sample being built, leaf first
   bool time_based_ = false;      // the event's period is nanoseconds of CPU time
 };

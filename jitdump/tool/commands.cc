@@ -5,7 +5,8 @@
 namespace jitdump::tool {
 
 extern const Command kInfoCommand, kListCommand, kLinesCommand, kAddr2lineCommand, kCheckCommand, kPerfmapCommand,
-    kRecordsCommand, kMethodsCommand, kFoldCommand, kStripInlineCommand, kReportCommand, kCopyCommand, kAttachCommand, kRunDirCommand;
+    kRecordsCommand, kMethodsCommand, kFoldCommand, kStripInlineCommand, kReportCommand, kCopyCommand, kAttachCommand,
+    kRunDirCommand, kPerfDataCommand, kRetargetMarkersCommand;
 
 std::span<const Command* const> AllCommands() {
   // In the order `jitdump --help` lists them.
@@ -24,6 +25,8 @@ std::span<const Command* const> AllCommands() {
       &kCopyCommand,
       &kAttachCommand,
       &kRunDirCommand,
+      &kPerfDataCommand,
+      &kRetargetMarkersCommand,
   };
   return kCommands;
 }

@@ -1,6 +1,7 @@
 // `jitdump report PERF.DATA`: a perf recording and the dumps of its JVMs in, every report output
 // out (folded stacks, the per-line table, the JSON summary, pprof and the HTML flame graph). The
-// reading is jitdump/report/ (perf_recording.h runs perf; profile_reader.h builds the Profile);
+// reading is jitdump/report/ (perf_data_source.h reads perf.data through jitdump/perfdata and names
+// native frames through jitdump/symbols; profile_reader.h builds the Profile);
 // this file picks the outputs and writes them.
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -29,6 +30,8 @@
 #include "jitdump/report/folded.h"
 #include "jitdump/report/line_stream.h"
 #include "jitdump/report/line_table.h"
+#include "jitdump/perfdata/reader.h"
+#include "jitdump/report/perf_data_source.h"
 #include "jitdump/report/perf_recording.h"
 #include "jitdump/report/pprof_writer.h"
 #include "jitdump/report/printable.h"
@@ -45,8 +48,9 @@ namespace {
 constexpr char kUsage[] =
     "usage: jitdump report [OPTIONS] PERF.DATA\n"
     "       jitdump report [OPTIONS] --script FILE\n"
-    "Reads a perf recording (raw perf.data: no perf inject needed) and the jitdumps of the JVMs in\n"
-    "it, names every JIT frame by address and time, expands inlined frames, and writes:\n"
+    "Reads a perf recording (raw perf.data, a file or '-' for perf record -o -'s stream, -z too: no\n"
+    "perf inject and no perf needed) and the jitdumps of the JVMs in it, names every JIT frame by\n"
+    "address and time, expands inlined frames, and writes:\n"
     "  folded.txt       folded stacks for flamegraph.pl, speedscope, inferno (--annotate: _[j]\n"
     "                   compiled, _[i] inlined, _[0] interpreted, _[k] kernel suffixes)\n"
     "  srcline.txt      samples per Java source line, with the method at each\n"
@@ -68,7 +72,10 @@ constexpr char kUsage[] =
     "  --top N            rows of the per-line table (default: all in files, 40 on stdout)\n"
     "  --event NAME       only this event's samples (default: the first event recorded)\n"
     "  --title TEXT       the flame graph's title\n"
-    "  --perf PATH        the perf binary (default: $PERF, else perf)\n"
+    "  --reader WHICH     perfdata (the default: reads perf.data itself, names native and kernel\n"
+    "                     frames from their ELF files, DWARF and kallsyms; no perf needed) or\n"
+    "                     perf-script (runs perf evlist and perf script, as earlier releases did)\n"
+    "  --perf PATH        the perf binary for --reader perf-script (default: $PERF, else perf)\n"
     "  --dump-memory MIB  what the decoded dumps may take in memory (default 1024); a dump that\n"
     "                     does not fit is left out with a warning\n"
     "  --script FILE      read `perf script --show-mmap-events --show-task-events --ns --no-inline\n"
@@ -89,6 +96,7 @@ constexpr OptionSpec kOptions[] = {
     {"--pprof", "FILE"},     {"--html", "FILE"},      {"--profile-json", "FILE"},
     {"--annotate", ""},      {"--dumps", "DIR", true}, {"--stats", "PATTERN"}, {"--top", "N"},
     {"--event", "NAME"},     {"--title", "TEXT"},     {"--perf", "PATH"},    {"--script", "FILE"},
+    {"--reader", "WHICH"},
     {"-q,--quiet", ""},      {"--dump-memory", "MIB"},
 };
 
@@ -106,6 +114,7 @@ struct ReportRequest {
   std::vector<std::string> dump_dirs;
   std::string stats_pattern;     // the agents' stats files, %p = the JVM's pid
   std::string perf = "perf";
+  bool perfdata = true;          // read perf.data with jitdump/perfdata (false: run perf script)
   size_t top = 0;                // rows of the per-line table (0: all)
   std::string event;             // only this event's samples
   std::string title;             // of the flame graph
@@ -311,6 +320,48 @@ void WarnSamePidDumps(const report::FoundDump& dump) {
                dump.pid, dump.others.size() + 1, dump.path.c_str(), others.c_str());
 }
 
+// Where each native file's and the kernel's symbols came from, and why some gave none.
+nlohmann::json SymbolFilesJson(const report::PerfDataSource& source) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const symbols::FileReport& f : source.SymbolFiles()) {
+    files.push_back({{"path", f.recorded_path},
+                     {"build_id", f.build_id},
+                     {"found_at", f.found_at},
+                     {"found_how", f.found_how},
+                     {"symbols_from", f.symbols_from},
+                     {"symbols_how", f.symbols_how},
+                     {"symbol_tables", f.symbol_tables},
+                     {"debug_info_from", f.debug_info_from},
+                     {"problem", f.problem},
+                     {"lookups", f.lookups},
+                     {"named", f.named}});
+  }
+  return files;
+}
+
+// What the perf.data reader saw of the recording, for summary.json: who recorded it, how, and
+// what was lost or damaged.
+nlohmann::json RecordingJson(const report::PerfDataSource& source) {
+  const perfdata::Recording& rec = source.recording();
+  const perfdata::ReadStats& st = source.stats();
+  nlohmann::json events = nlohmann::json::array();
+  for (const perfdata::Event& e : rec.events) events.push_back(e.name);
+  return {{"reader", "perfdata"},
+          {"mode", rec.pipe ? "pipe" : "file"},
+          {"perf_version", rec.features.version},
+          {"hostname", rec.features.hostname},
+          {"os_release", rec.features.os_release},
+          {"events", std::move(events)},
+          {"compressed", st.compressed > 0},
+          {"samples", st.samples},
+          {"lost_records", st.lost},
+          {"lost_samples", st.lost_samples},
+          {"throttled", st.throttled},
+          {"damaged", st.truncated},
+          {"warnings", source.warnings()},
+          {"symbol_files", SymbolFilesJson(source)}};
+}
+
 int RunReport(ReportRequest req) {
   OutputDirectory out_dir;
   if (!req.out_dir.empty()) {
@@ -352,7 +403,25 @@ int RunReport(ReportRequest req) {
   shape.has_time = shape.monotonic_clock = true;
   std::string error;
   std::unique_ptr<report::PerfRecording> recording;
-  if (req.script.empty()) {
+  std::unique_ptr<report::PerfDataSource> perf_data;
+  if (req.script.empty() && req.perfdata) {
+    perf_data = report::PerfDataSource::Open(req.input, &error);
+    if (!perf_data) {
+      std::fprintf(stderr, "jitdump report: %s\n", error.c_str());
+      return kExitUsage;
+    }
+    if (perf_data->rereadable()) {
+      perf_data->ReadSideBand(processes);
+      shape = perf_data->Shape();
+      if (!shape.monotonic_clock) {
+        std::fprintf(stderr,
+                     "jitdump report: warning: %s was not recorded with -k 1 (CLOCK_MONOTONIC, the dumps' clock): "
+                     "JIT frames are named from the code each dump leaves at their address, not the code there "
+                     "at the sample's time\n",
+                     req.input.c_str());
+      }
+    }
+  } else if (req.script.empty()) {
     recording = std::make_unique<report::PerfRecording>(req.perf, req.input);
     if (!recording->ReadShape(&shape, &error) || !recording->ReadSideBand(side_band, &error)) {
       std::fprintf(stderr, "jitdump report: %s\n", error.c_str());
@@ -389,9 +458,17 @@ int RunReport(ReportRequest req) {
   options.dump_memory = req.dump_memory_mib << 20;
   report::ProfileReader reader(processes, options);
   EventsAndSamples from_stdin(processes, reader);
-  const bool read = recording              ? recording->ReadSamples(shape, reader, &error)
-                    : req.script == "-"    ? ReadScriptFile(req.script, from_stdin, &error)
-                                           : ReadScriptFile(req.script, reader, &error);
+  bool read = true;
+  if (perf_data) {
+    perf_data->ReadSamples(reader, perf_data->rereadable() ? nullptr : &processes);
+    for (const std::string& warning : perf_data->warnings()) {
+      std::fprintf(stderr, "jitdump report: warning: %s: %s\n", req.input.c_str(), warning.c_str());
+    }
+  } else {
+    read = recording            ? recording->ReadSamples(shape, reader, &error)
+           : req.script == "-"  ? ReadScriptFile(req.script, from_stdin, &error)
+                                : ReadScriptFile(req.script, reader, &error);
+  }
   if (!read) {
     std::fprintf(stderr, "jitdump report: %s\n", error.c_str());
     return kExitUsage;
@@ -418,7 +495,8 @@ int RunReport(ReportRequest req) {
       return true;
     }, dir_of(req.srcline));
   }
-  const nlohmann::json summary = report::Summary(profile, stats, AgentStats(profile, req.stats_pattern));
+  nlohmann::json summary = report::Summary(profile, stats, AgentStats(profile, req.stats_pattern));
+  if (perf_data) summary["recording"] = RecordingJson(*perf_data);
   if (!req.summary.empty()) {
     ok &= WriteOutput(req.summary, "summary", [&](std::ostream& out, std::string*) {
       out << summary.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
@@ -488,6 +566,10 @@ int Report(const Invocation& in) {
   take("--title", &req.title);
   take("--perf", &req.perf);
   take("--script", &req.script);
+  if (const std::string* which = in.Value("--reader")) {
+    if (*which != "perfdata" && *which != "perf-script") return in.UsageError("report: --reader is perfdata or perf-script");
+    req.perfdata = *which == "perfdata";
+  }
   req.dump_dirs = in.Values("--dumps");
   req.annotate = in.Flag("--annotate");
   req.quiet = in.Flag("-q,--quiet");

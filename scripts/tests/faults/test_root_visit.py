@@ -491,7 +491,7 @@ def test_root_visit_evlist(ctx):
     os.chmod(fake, 0o755)
     data = ctx.work / "perf.data"
     data.write_bytes(b"PERFILE2")
-    r = report(ctx, data, "--perf", fake, "-q", "--srcline", ctx.work / "evlist.txt")
+    r = report(ctx, data, "--reader", "perf-script", "--perf", fake, "-q", "--srcline", ctx.work / "evlist.txt")
     log(f"exit {r.returncode}: {r.stderr}")
     check(r.returncode not in (134, -6) and "terminate called" not in r.stderr,
           f"[evlist-stoi] jitdump report aborted on a clockid that is no number (rc {r.returncode})", r.stderr)

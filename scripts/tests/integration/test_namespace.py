@@ -17,6 +17,8 @@ from support.namespaces import NS_AGENT, NS_CLASSES, ns_pid_of, private_tmp, sta
 from support.output import agent_lines
 from support.procs import run
 
+from perf.report_runs import same_profiles
+
 from .workload import METHOD_NAME, attach, check_map_file, read_dump, read_map, simple_method
 
 PERF_SCRIPT_LINE = re.compile(r"^\s*(\d+)\s+([0-9a-f]+)\s+(.*)\s+\((.*)\)\s*$")
@@ -151,6 +153,13 @@ def test_namespace_perf(jvm, build, tool, work, cleanup, perf_env):
     log(f"plain perf inject --jit: {len(plain_jitted)} samples in jitted-*.so")
     if perf_version.startswith("perf version 6.1."):
         check(not plain_jitted, "perf 6.1 was expected to ignore the marker of an exited namespaced JVM")
+
+    # 5) jitdump report straight from perf.data with the collected dump: the perf.data reader's
+    # profile of the whole system-wide recording is the perf script path's.
+    total, equal, diffs = same_profiles(tool.path, perf_env, perf_data, work / "differential", "container", "--dumps",
+                                        dump_dir)
+    check(total > 0 and equal == total, f"container: the perf.data reader's profile equals the perf script path's "
+                                        f"({equal} of {total} samples)", "\n".join(diffs))
 
     # 4) collect inject: marker rewritten to the host copy, perf inject accepts it.
     injected = work / "perf.jit.data"

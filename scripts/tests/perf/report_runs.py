@@ -6,8 +6,10 @@ import json
 import re
 from pathlib import Path
 
+from support.checks import figure, log
 from support.jvm import compile_java
 
+from . import profile_diff
 from .runs import run
 
 JAVA = Path(__file__).resolve().parent / "java"
@@ -75,3 +77,26 @@ class Model:
 def model(ctx, data: Path, out: Path, *args) -> Model:
     report(ctx, data, "-q", "--profile-json", out, *args)
     return Model(out)
+
+
+def same_profiles(tool: Path, env: dict, data: Path, out: Path, label: str, *args, names: bool = False) -> tuple:
+    """jitdump report's profile of `data` read through perf script (perf evlist + perf script
+    text) and read by the perf.data reader (no perf): the same stacks, sample for sample
+    (profile_diff.py). Returns (samples, samples with an equal stack, the first differences)."""
+    out.mkdir(parents=True, exist_ok=True)
+    for reader in ("perf-script", "perfdata"):
+        run([tool, "report", data, "-q", "--reader", reader, "--profile-json", out / f"{reader}.json", *args], env=env,
+            timeout=1800)
+    total, equal, diffs = profile_diff.compare(out / "perf-script.json", out / "perfdata.json", names=names)
+    log(f"{label}: {equal} of {total} samples have the same stack through perf.data as through perf script"
+        + ("".join("\n  " + d for d in diffs)))
+    figure(f"report.differential.{label}.samples", total)
+    figure(f"report.differential.{label}.equal", equal)
+    return total, equal, diffs
+
+
+def check_same_profiles(ctx, data: Path, label: str, *args) -> None:
+    """same_profiles as one of the test's checks (the recording must have samples)."""
+    total, equal, _ = same_profiles(ctx.tool.path, ctx.env, data, ctx.work / f"differential-{label}", label, *args)
+    ctx.check(total > 0 and equal == total,
+              f"{label}: the perf.data reader's profile equals the perf script path's ({equal} of {total} samples)")

@@ -19,8 +19,10 @@ import pytest
 
 from support.checks import check, figure, log
 
-from .report_consumers import FlameGraphPage, pprof_top, pprof_traces
-from .report_runs import C, CALLEE, INLINING, OTHER, Model, folded, marked_lines, model, report, two_callers
+from .report_consumers import FlameGraphPage, pprof, pprof_top, pprof_traces
+from .report_runs import (C, CALLEE, INLINING, OTHER, Model, check_same_profiles, folded, marked_lines, model, report,
+                          same_profiles, two_callers)
+from .profile_diff import compare as _compare
 from .runs import fresh, run
 
 
@@ -38,6 +40,7 @@ def test_report_inlining(ctx, graph):
     run_dir = fresh(ctx.work / f"two-callers-{graph}")
     ctx.perf_java("-o", run_dir, "-q", "-F", "999", *(["-g"] if graph == "g" else []), "--", ctx.jdk.java, *jvm_opts,
                   "-cp", classes, "report.TwoCallers", "4")
+    check_same_profiles(ctx, run_dir / "perf.data", f"two-callers-{graph}", "--dumps", run_dir / "jit")
     stacks = folded(run_dir / "folded.txt")
     total = sum(n for _, n in stacks)
     inlined = sum(n for f, n in stacks if f[-2:] == [INLINING, CALLEE])
@@ -104,6 +107,12 @@ def test_report_inlining(ctx, graph):
     ctx.check(sum(v for k, v in top_callee.items() if k == callee_at or k.startswith(callee_at + " (")) >=
               0.4 * pp_total, f"pprof -top -lines: callee at its line with its flat samples ({top_callee})")
 
+    # pprof's header names the profiled program: the JVM's executable (pprof takes the first
+    # mapping), not ld-linux-x86-64.so.2 or [kernel.kallsyms].
+    header = pprof(run_dir / "profile.pb.gz", ctx.work / f"pprof-{graph}", "-top", "-nodecount=1")
+    main = next((l.split(":", 1)[1].strip() for l in header.splitlines() if l.startswith("File:")), "")
+    ctx.check(main == "java", f"pprof's header names the JVM's program: File: {main!r}")
+
     # The HTML flame graph, drawn by headless Chromium from its file.
     page = FlameGraphPage(run_dir / "flamegraph.html", ctx.work / f"browser-{graph}")
     try:
@@ -148,6 +157,7 @@ def test_report_two_jvms(ctx):
     script = (f"{ctx.jdk.java} {' '.join(jvm_opts)} -cp {classes} report.TwoCallers 3 & "
               f"{ctx.jdk.java} -cp {ctx.demo_classes()} demo.Demo 3 & wait")
     ctx.perf_java("-o", run_dir, "-q", "-g", "-F", "999", "--", "sh", "-c", script)
+    check_same_profiles(ctx, run_dir / "perf.data", "two-jvms")
     summary = json.loads((run_dir / "summary.json").read_text())
     jvms = [p for p in summary["processes"] if p["jvm"]]
     ctx.check(len(jvms) == 2 and len({p["dump"] for p in jvms}) == 2,
@@ -193,6 +203,7 @@ def test_report_late_attach(ctx, cleanup):
     out, _ = jvm.communicate(timeout=120)
     check(jvm.returncode == 0, f"the JVM failed: {out[-2000:]}")
     record.wait(timeout=120)
+    check_same_profiles(ctx, run_dir / "perf.data", "late-attach")
     m = model(ctx, run_dir / "perf.data", run_dir / "profile.json")
     report(ctx, run_dir / "perf.data", "-q", "--summary", run_dir / "summary.json")
     summary = json.loads((run_dir / "summary.json").read_text())
@@ -256,6 +267,7 @@ def test_report_same_pid(ctx, cleanup):
         """The dump(s) of the pid's process images (the shell before its exec has none)."""
         return ", ".join(sorted({p["dump"] for p in m.processes if p["pid"] == pid and p["dump"]}))
 
+    check_same_profiles(ctx, data, "same-pid", "--dumps", jit)
     # With the markers: the one in jit-<pid>-2/ decides.
     m = model(ctx, data, run_dir / "profile.json", "--dumps", jit)
     log(f"pid {pid}, marker: dump {jvm_dump(m)}, {named(m)} of {m.total} samples name TwoCallers")
@@ -378,6 +390,7 @@ def test_report_javac_shares(ctx):
                       "-Xmaxwarns", "1", "-Xmaxerrs", "1", "-implicit:none", "-proc:none", f"@{listing}",
                       timeout=1800)
         log(f"javac {graph}: {time.monotonic() - t0:.1f} s under perf-java")
+        check_same_profiles(ctx, run_dir / "perf.data", f"javac-{graph}")
         summary = json.loads((run_dir / "summary.json").read_text())
         java, with_line = dumps_answer(ctx, run_dir)
         log(f"javac {graph}: report {summary['java']} compiled-Java samples, {summary['java_with_line']} with a line "
@@ -393,4 +406,77 @@ def test_report_javac_shares(ctx):
         figure(f"report.javac.{graph}.report_seconds", seconds)
     ctx.check(min(shares.values()) >= 95.0, f"javac: line shares {shares} >= 95%")
     ctx.check(abs(shares["g"] - shares["flat"]) <= 1.5, f"javac: the same line share with and without -g ({shares})")
+    ctx.check.verify()
+
+
+@pytest.mark.meson(timeout=900)
+def test_report_dwarf(ctx):
+    """--call-graph dwarf: the perf.data reader unwinds each sample's user stack copy itself
+    (libdwfl) where perf script used perf's unwinder; the profiles must be the same, and the
+    inlined callee still shows with its caller's call line at the leaf (DWARF unwinding stops at
+    the first JIT frame: HotSpot's code has no CFI)."""
+    classes, jvm_opts = two_callers(ctx)
+    run_dir = fresh(ctx.work / "two-callers-dwarf")
+    ctx.perf_java("-o", run_dir, "-q", "-F", "499", "--call-graph", "dwarf,8192", "--", ctx.jdk.java, *jvm_opts,
+                  "-cp", classes, "report.TwoCallers", "3")
+    check_same_profiles(ctx, run_dir / "perf.data", "two-callers-dwarf")
+    m = model(ctx, run_dir / "perf.data", run_dir / "profile.json", "--reader", "perfdata")
+    leaf_inlined = m.count(lambda stack: [(n, k) for n, k, _ in stack[0]] == [(CALLEE, "inlined"), (INLINING, "compiled")])
+    native_callers = m.count(lambda stack: any(chain and chain[0][1] == "native" for chain in stack[1:]))
+    log(f"dwarf: {m.total} samples, {leaf_inlined} with the inlined callee at the leaf, {native_callers} with native "
+        "callers unwound")
+    ctx.check(leaf_inlined >= 0.2 * m.total, f"dwarf: {leaf_inlined} of {m.total} samples in callee inlined into "
+                                             "inliningCaller")
+    ctx.check(native_callers > 0, "dwarf: native frames below the leaf were unwound from the stack copies")
+    ctx.check.verify()
+
+
+@pytest.mark.meson(timeout=900)
+def test_report_compressed_and_pipe(ctx, cleanup):
+    """`perf record -z` (COMPRESSED records: one zstd stream) and pipe mode (`perf record -o - |
+    jitdump report -`, with no perf on jitdump's PATH): the perf.data reader's profile is the perf
+    script path's, and the stream read from standard input gives the same as the file it was
+    saved to."""
+    classes, jvm_opts = two_callers(ctx)
+    run_dir = fresh(ctx.work / "compressed-pipe")
+    run_dir.mkdir(parents=True)
+    ctx.perf_java("-o", run_dir / "z", "-q", "-g", "-z", "-F", "999", "--", ctx.jdk.java, *jvm_opts, "-cp", classes,
+                  "report.TwoCallers", "3")
+    info = json.loads(ctx.tool.run("perfdata", "--json", run_dir / "z" / "perf.data").stdout.splitlines()[-1])
+    ctx.check(info["stats"]["compressed"] > 0, f"perf record -z wrote {info['stats']['compressed']} COMPRESSED records")
+    check_same_profiles(ctx, run_dir / "z" / "perf.data", "compressed", "--dumps", run_dir / "z" / "jit")
+
+    jit = run_dir / "pipe-jit"
+    jit.mkdir(parents=True)
+    saved = run_dir / "pipe.data"
+    record = subprocess.Popen(["perf", "--buildid-dir", ctx.bid, "record", "-q", "-k", "1", "-e", "cpu-clock", "-F",
+                               "999", "-g", "-o", "-", "--", ctx.jdk.java, f"-agentpath:{ctx.agent}=dir={jit},inline=on",
+                               "-XX:+PreserveFramePointer", *jvm_opts, "-cp", classes, "report.TwoCallers", "3"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=ctx.env)
+    cleanup.kill(record)
+    tee = subprocess.Popen(["tee", saved], stdin=record.stdout, stdout=subprocess.PIPE)
+    record.stdout.close()
+    no_perf = dict(ctx.env, PATH="/nonexistent", PERF="/nonexistent/perf")
+    report_p = subprocess.run([ctx.tool.path, "report", "-", "-q", "--reader", "perfdata", "--profile-json",
+                               run_dir / "stdin.json"], stdin=tee.stdout, capture_output=True, text=True,
+                              env=no_perf, timeout=900)
+    tee.stdout.close()
+    record.wait(timeout=300)
+    tee.wait(timeout=60)
+    check(report_p.returncode == 0, f"jitdump report - failed: {report_p.stderr[-3000:]}")
+    from_stdin = Model(run_dir / "stdin.json")
+    inlined = from_stdin.count(lambda stack: [(n, k) for n, k, _ in stack[0]] ==
+                               [(CALLEE, "inlined"), (INLINING, "compiled")])
+    log(f"pipe: {from_stdin.total} samples from standard input, {inlined} in the inlined callee")
+    ctx.check(from_stdin.total > 500 and inlined >= 0.2 * from_stdin.total,
+              f"pipe, no perf on PATH: {inlined} of {from_stdin.total} samples name the inlined callee")
+    total, equal, diffs = same_profiles(ctx.tool.path, ctx.env, saved, run_dir / "pipe-file", "pipe")
+    ctx.check(total > 0 and equal == total, f"pipe mode saved to a file: perf.data reader = perf script path "
+                                             f"({equal} of {total})")
+    stdin_total, stdin_equal, _ = _compare(run_dir / "stdin.json", run_dir / "pipe-file" / "perfdata.json")
+    # A stream is read once: samples taken before the agent mapped its dump (JVM start-up) cannot
+    # be named from that dump, where the saved file's side-band pass finds it first.
+    ctx.check(stdin_total == total and stdin_equal >= 0.97 * total,
+              f"pipe: standard input gives the profile of the saved stream but for start-up samples before the "
+              f"dump's marker ({stdin_equal} of {stdin_total})")
     ctx.check.verify()

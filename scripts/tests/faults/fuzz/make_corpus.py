@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates the seed corpus under corpus/ (the result is committed; rerun only to refresh it).
 
-    make_corpus.py [--agent libjitdumpagent.so] [--java-home JDK] [--tool jitdump] [--only SUBDIR]
+    make_corpus.py [--agent libjitdumpagent.so] [--java-home JDK] [--tool jitdump] [--perf-recordings] [--only SUBDIR]
 
 - options/: option strings in the fuzzer's layout (COMMAND_LINE \\0 ENVIRONMENT \\0 CONFIG_FILE);
 - reader/ and tool/:
@@ -13,7 +13,9 @@
     code_size larger than the record, DEBUG_INFO with nr_entry 2^63 and with no entries,
     inline records with huge counts and with indexes out of range, an unknown record type,
     a MOVE, an UNWINDING_INFO whose sizes do not add up, a truncated final record;
-  * tool/ also gets dumps with `perf script` text after the separator (for `jitdump fold`).
+  * tool/ also gets dumps with `perf script` text after the separator (for `jitdump fold`);
+- perfdata/ (with --perf-recordings, as root): real perf.data recordings of every shape the
+  reader handles and damaged copies of them (perf_recordings below).
 - symbols/: the symbols tests' fixture library as built, stripped, its debug file, with
   MiniDebugInfo, truncated (with --symbols-fixtures BUILD/cpp-tests/symbols/symfix-layouts),
   this process's vdso, a kallsyms excerpt and kernel notes.
@@ -252,6 +254,48 @@ def report_seeds(reader: dict) -> dict:
     return seeds
 
 
+def perf_recordings(work: Path) -> dict:
+    """perfdata/: real recordings of a shell loop by this machine's perf (root), each under the
+    fuzzer's 128 KiB: -g, no call graph, --call-graph dwarf (1 KiB stack copies), -z, pipe mode
+    (plain and -z), two events, system-wide; then damaged copies of them: cut in the middle, a
+    record of size 0, bytes flipped inside the zstd stream, the header's data size 0 (perf record
+    killed), the feature table pointing outside the file."""
+    loop = "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"
+    shapes = {
+        "g": ["-g"], "flat": [], "dwarf": ["--call-graph", "dwarf,1024"], "z": ["-g", "-z"],
+        "two-events": ["-g", "-e", "task-clock"], "pipe": ["-g", "-o", "-"], "pipe-z": ["-g", "-z", "-o", "-"],
+    }
+    out = {}
+    for name, args in shapes.items():
+        path = work / f"{name}.data"
+        cmd = ["perf", "record", "-q", "-k", "1", "-e", "cpu-clock", "-F", "999"] + args
+        if "-o" not in args:
+            cmd += ["-o", str(path)]
+        cmd += ["--", "sh", "-c", loop]
+        with open(path, "wb") if "-o" in args else open(os.devnull, "wb") as stdout:
+            subprocess.run(cmd, check=True, stdout=stdout, stderr=subprocess.DEVNULL)
+        out[name] = path.read_bytes()
+    path = work / "system-wide.data"
+    subprocess.run(["perf", "record", "-q", "-k", "1", "-e", "cpu-clock", "-F", "49", "-a", "-g", "-o", str(path), "--",
+                    "sleep", "0.2"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out["system-wide"] = path.read_bytes()
+    for name in list(out):
+        if len(out[name]) > 120000:
+            out[name] = out[name][:120000]  # what the fuzzer can take: the damage is the tail
+    g = out["g"]
+    data_offset, data_size = struct.unpack_from("<QQ", g, 40)
+    first = data_offset + struct.unpack_from("<H", g, data_offset + 6)[0]
+    out["g-cut-in-half"] = g[:len(g) // 2]
+    out["g-record-size-0"] = g[:first + 6] + b"\0\0" + g[first + 8:]
+    out["g-data-size-0"] = g[:48] + struct.pack("<Q", 0) + g[56:]
+    out["g-features-outside"] = g[:48] + struct.pack("<Q", data_size + (1 << 40)) + g[56:]
+    z = out["z"]
+    z_offset, z_size = struct.unpack_from("<QQ", z, 40)
+    mid = z_offset + z_size // 2
+    out["z-flipped"] = z[:mid] + bytes(b ^ 0x5A for b in z[mid:mid + 32]) + z[mid + 32:]
+    return out
+
+
 def own_vdso() -> bytes:
     with open("/proc/self/maps") as maps:
         for line in maps:
@@ -289,9 +333,11 @@ def main() -> None:
     p.add_argument("--java-home", default="")
     p.add_argument("--tool", default=str(ROOT / "build" / "jitdump" / "tool" / "jitdump"),
                    help="the jitdump tool that finds the record boundaries (default: build/ of this checkout)")
+    p.add_argument("--perf-recordings", action="store_true",
+                   help="also record perfdata/'s seeds with this machine's perf (root); without it perfdata/ is kept")
     p.add_argument("--symbols-fixtures", default=str(ROOT / "build" / "cpp-tests" / "symbols" / "symfix-layouts"),
                    help="the symbols tests' fixture layouts (default: build/ of this checkout)")
-    p.add_argument("--only", default="", help="regenerate this corpus only (options, reader, tool, report, symbols)")
+    p.add_argument("--only", default="", help="regenerate this corpus only (options, reader, tool, report, perfdata, symbols)")
     a = p.parse_args()
     reader = crafted()
     node = ROOT / "cpp-tests" / "fixtures" / "node-v20-fib.jitdump"
@@ -302,8 +348,12 @@ def main() -> None:
     if a.agent:
         reader.update(agent_dumps(a.agent, a.java_home, a.tool))
     layouts = a.symbols_fixtures if Path(a.symbols_fixtures).is_dir() else ""
-    for sub, seeds in (("options", options_seeds()), ("reader", reader), ("tool", tool_seeds(reader)),
-                       ("report", report_seeds(reader)), ("symbols", symbols_seeds(layouts))):
+    targets = [("options", options_seeds()), ("reader", reader), ("tool", tool_seeds(reader)),
+                       ("report", report_seeds(reader)), ("symbols", symbols_seeds(layouts))]
+    if a.perf_recordings:
+        with tempfile.TemporaryDirectory() as tmp:
+            targets.append(("perfdata", perf_recordings(Path(tmp))))
+    for sub, seeds in targets:
         if a.only and sub != a.only:
             continue
         d = CORPUS / sub

@@ -82,6 +82,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Run({command, "--json", g_path});
   }
   Run({"perfmap", g_path});
+  // The same bytes as a perf recording (they are none, mostly: refused or read up to damage).
+  Run({"perfdata", g_path});
+  Run({"perfdata", "--json", "--records", "--unwind", g_path});
   // addr2line at addresses taken from the input (and one that can never be covered).
   std::vector<std::string> a2l = {"addr2line", g_path, "0xffffffffffffffff"};
   for (size_t off = 40; off + 8 <= dump.size() && a2l.size() < 8; off += dump.size() / 5 + 1) {

@@ -1,0 +1,130 @@
+// Puts a recording's records in time order the way perf does (ordered-events.c), in bounded
+// memory. perf record writes each CPU's buffer in turn, so records are ordered only per CPU;
+// after every pass over the buffers it writes FINISHED_ROUND, and no record after a round's
+// end is older than the newest record of the round before. So at each round's end everything
+// at or before the previous round's newest time can go out, sorted; the rest waits.
+//
+// Records of equal time keep their order of arrival. A record older than what already went
+// out (a recording that breaks the promise) goes out at once, counted. When the records
+// waiting exceed the budget (a recording with no rounds at all, or damaged times), the oldest
+// half goes out (perf's OE_FLUSH__HALF), counted: memory stays bounded whatever the input.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <vector>
+
+namespace jitdump::perfdata {
+
+struct QueuedRecord {
+  uint64_t time = 0;
+  uint64_t offset = 0;  // where the record was found in the recording (for messages)
+  uint32_t event = 0;   // which attr decoded its time
+  std::span<const uint8_t> bytes;
+};
+
+class RoundSorter {
+ public:
+  explicit RoundSorter(size_t budget_bytes) : budget_(budget_bytes) {}
+
+  // Queues a record (its bytes are copied), or hands it to `out` at once when it is older than
+  // what already went out.
+  template <typename Out>
+  void Add(uint64_t time, uint64_t offset, uint32_t event, std::span<const uint8_t> bytes, Out&& out) {
+    if (delivered_any_ && time < last_delivered_) {
+      ++late_;
+      out(QueuedRecord{time, offset, event, bytes});
+      return;
+    }
+    const size_t at = (arena_.size() + 7) & ~size_t{7};
+    arena_.resize(at + bytes.size());
+    if (!bytes.empty()) std::memcpy(arena_.data() + at, bytes.data(), bytes.size());
+    entries_.push_back(Entry{time, seq_++, offset, at, static_cast<uint32_t>(bytes.size()), event});
+    round_max_ = std::max(round_max_, time);
+    if (arena_.size() > budget_) {
+      ++overflows_;
+      FlushHalf(out);
+    }
+  }
+
+  // A FINISHED_ROUND: everything at or before the previous round's newest time goes out.
+  template <typename Out>
+  void FinishRound(Out&& out) {
+    if (have_previous_round_) DeliverUpTo(previous_round_max_, out);
+    previous_round_max_ = round_max_;
+    have_previous_round_ = true;
+  }
+
+  // The end of the input: everything goes out.
+  template <typename Out>
+  void Finish(Out&& out) {
+    DeliverUpTo(UINT64_MAX, out);
+  }
+
+  size_t queued() const { return entries_.size(); }
+  uint64_t late() const { return late_; }            // records older than what had gone out
+  uint64_t overflows() const { return overflows_; }  // times the budget forced half out
+
+ private:
+  struct Entry {
+    uint64_t time;
+    uint64_t seq;
+    uint64_t offset;
+    size_t at;
+    uint32_t size;
+    uint32_t event;
+  };
+  static bool Before(const Entry& a, const Entry& b) { return a.time != b.time ? a.time < b.time : a.seq < b.seq; }
+
+  template <typename Out>
+  void DeliverUpTo(uint64_t limit, Out& out) {
+    auto ready_end = std::partition(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.time <= limit; });
+    // partition does not keep the order of the rest; the seq numbers restore it where it matters.
+    std::sort(entries_.begin(), ready_end, Before);
+    Deliver(entries_.begin(), ready_end, out);
+  }
+
+  template <typename Out>
+  void FlushHalf(Out& out) {
+    const auto middle = entries_.begin() + static_cast<std::ptrdiff_t>(entries_.size() / 2 + 1);
+    std::nth_element(entries_.begin(), middle - 1, entries_.end(), Before);
+    std::sort(entries_.begin(), middle, Before);
+    Deliver(entries_.begin(), middle, out);
+  }
+
+  // Hands out [first, last) (sorted), then keeps the others, compacting their bytes.
+  template <typename Out>
+  void Deliver(typename std::vector<Entry>::iterator first, typename std::vector<Entry>::iterator last, Out& out) {
+    for (auto it = first; it != last; ++it) {
+      last_delivered_ = it->time;
+      delivered_any_ = true;
+      out(QueuedRecord{it->time, it->offset, it->event, std::span<const uint8_t>(arena_.data() + it->at, it->size)});
+    }
+    entries_.erase(first, last);
+    spare_.clear();
+    for (Entry& e : entries_) {
+      const size_t at = (spare_.size() + 7) & ~size_t{7};
+      spare_.resize(at + e.size);
+      std::memcpy(spare_.data() + at, arena_.data() + e.at, e.size);
+      e.at = at;
+    }
+    arena_.swap(spare_);
+  }
+
+  size_t budget_;
+  std::vector<Entry> entries_;
+  std::vector<uint8_t> arena_;
+  std::vector<uint8_t> spare_;
+  uint64_t seq_ = 0;
+  uint64_t round_max_ = 0;  // the newest time queued so far (perf's max_timestamp)
+  uint64_t previous_round_max_ = 0;
+  bool have_previous_round_ = false;
+  uint64_t last_delivered_ = 0;
+  bool delivered_any_ = false;
+  uint64_t late_ = 0;
+  uint64_t overflows_ = 0;
+};
+
+}  // namespace jitdump::perfdata

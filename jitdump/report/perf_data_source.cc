@@ -1,0 +1,234 @@
+#include "jitdump/report/perf_data_source.h"
+
+#include <unordered_map>
+
+#include "jitdump/perfdata/address_spaces.h"
+#include "jitdump/perfdata/format.h"
+#include "jitdump/report/native_symbols.h"
+#include "jitdump/unwind/dwarf_unwinder.h"
+
+namespace jitdump::report {
+namespace {
+
+namespace pd = jitdump::perfdata;
+
+std::optional<uint64_t> TimeOf(const pd::SampleId& id) {
+  return id.has_time() ? std::optional<uint64_t>(id.time) : std::nullopt;
+}
+
+// perf.data's side-band records as the ProcessMap takes them.
+ScriptEvent MmapEvent(const pd::Mmap& m) {
+  ScriptEvent e;
+  e.kind = ScriptEventKind::kMmap;
+  e.time_ns = TimeOf(m.sample_id);
+  e.pid = m.pid;
+  e.tid = m.tid;
+  e.start = m.start;
+  e.len = m.len;
+  e.pgoff = m.pgoff;
+  e.path.assign(m.filename);
+  // MMAP2 says PROT_EXEC; an MMAP record is executable unless it is data (perf record --data).
+  if (m.mmap2 ? (m.prot & 4) != 0 : !m.data()) e.prot = "x";
+  return e;
+}
+
+ScriptEvent CommEvent(const pd::Comm& c) {
+  ScriptEvent e;
+  e.kind = ScriptEventKind::kComm;
+  e.time_ns = TimeOf(c.sample_id);
+  e.pid = c.pid;
+  e.tid = c.tid;
+  e.comm.assign(c.comm);
+  e.exec = c.exec;
+  return e;
+}
+
+ScriptEvent TaskEvent(const pd::Task& t) {
+  ScriptEvent e;
+  e.kind = t.fork ? ScriptEventKind::kFork : ScriptEventKind::kExit;
+  e.time_ns = t.sample_id.has_time() ? t.sample_id.time : t.time;
+  e.pid = t.pid;
+  e.tid = t.tid;
+  e.ppid = t.ppid;
+  e.ptid = t.ptid;
+  return e;
+}
+
+class SideBand : public pd::RecordSink {
+ public:
+  explicit SideBand(ProcessMap& processes) : processes_(processes) {}
+  void OnMmap(const pd::Mmap& m) override { processes_.OnEvent(MmapEvent(m)); }
+  void OnComm(const pd::Comm& c) override { processes_.OnEvent(CommEvent(c)); }
+  void OnTask(const pd::Task& t) override { processes_.OnEvent(TaskEvent(t)); }
+
+ private:
+  ProcessMap& processes_;
+};
+
+// Samples to the profile reader, their frames placed in the address spaces the side-band
+// records build up as the recording goes.
+class Samples : public pd::RecordSink {
+ public:
+  Samples(const pd::Recording& recording, ProfileReader& reader, ProcessMap* processes, SymbolizedNames* names)
+      : recording_(recording), reader_(reader), processes_(processes), names_(names), unwinder_(spaces_, recording) {
+    spaces_.SetBuildIds(recording.features.build_ids);
+    unknown_dso_ = reader_.dsos().Intern("[unknown]");
+  }
+
+  void OnMmap(const pd::Mmap& m) override {
+    spaces_.OnMmap(m);
+    // perf's relocation reference for kallsyms: where the recording's kernel had _text.
+    if (names_ != nullptr && m.cpumode() == pd::kCpumodeKernel && m.filename == "[kernel.kallsyms]_text") {
+      names_->SetKernelText(m.pgoff);
+    }
+    if (processes_ != nullptr) processes_->OnEvent(MmapEvent(m));
+  }
+  void OnComm(const pd::Comm& c) override {
+    spaces_.OnComm(c);
+    if (processes_ != nullptr) processes_->OnEvent(CommEvent(c));
+  }
+  void OnTask(const pd::Task& t) override {
+    spaces_.OnTask(t);
+    if (processes_ != nullptr) processes_->OnEvent(TaskEvent(t));
+  }
+
+  void OnSample(const pd::Sample& s) override {
+    if (!shaped_) {
+      // A stream's events are known by now.
+      const RecordingShape shape = ShapeOf(recording_);
+      reader_.SetShape(shape.dwarf_call_chains, shape.monotonic_clock);
+      shaped_ = true;
+    }
+    frames_.clear();
+    bool chain = false;
+    if (s.has(pd::kSampleCallchain)) {
+      // perf's rule: a context marker sets the cpumode of the addresses after it; any other
+      // marker means the chain is corrupted, and perf discards it whole (the sample's ip stays).
+      uint16_t mode = s.cpumode();
+      for (size_t i = 0; i < s.callchain.size(); ++i) {
+        const uint64_t ip = s.callchain[i];
+        if (pd::IsContextMarker(ip)) {
+          if (!ModeOfMarker(ip, &mode)) {
+            frames_.clear();
+            break;
+          }
+          continue;
+        }
+        Push(s.pid, mode, ip);
+      }
+    }
+    // --call-graph dwarf: the kernel recorded only its own frames; the user stack is unwound
+    // from the registers and stack bytes the sample carries, as perf does.
+    if (unwinder_.CanUnwind(s)) {
+      unwinder_.Unwind(s, &pcs_);
+      for (uint64_t pc : pcs_) Push(s.pid, pd::kCpumodeUser, pc);
+    }
+    chain = !frames_.empty();
+    if (frames_.empty() && s.has(pd::kSampleIp)) {
+      Push(s.pid, s.cpumode(), s.ip);
+      chain = false;
+    }
+    StackSample out;
+    out.pid = s.pid;
+    out.tid = s.tid;
+    if (s.has(pd::kSampleTime)) out.time_ns = s.time;
+    out.period = s.period;
+    out.comm = spaces_.ThreadComm(s.tid);
+    out.event = recording_.events[s.event].name;
+    out.frames = frames_;
+    out.call_chain = chain;
+    reader_.Add(out);
+  }
+
+ private:
+  // The cpumode a call chain's context marker sets; false for the markers perf 6.1 does not
+  // take (it discards such a chain: add_callchain_ip in util/machine.c).
+  static bool ModeOfMarker(uint64_t marker, uint16_t* mode) {
+    switch (marker) {
+      case pd::kContextKernel: *mode = pd::kCpumodeKernel; return true;
+      case pd::kContextUser: *mode = pd::kCpumodeUser; return true;
+      case pd::kContextHypervisor: *mode = pd::kCpumodeHypervisor; return true;
+      default: return false;
+    }
+  }
+
+  void Push(uint32_t pid, uint16_t mode, uint64_t ip) {
+    StackFrame f;
+    f.addr = f.file_addr = ip;
+    const pd::Mapping* m = spaces_.Find(pid, mode, ip);
+    if (m == nullptr) {
+      f.dso = unknown_dso_;
+    } else {
+      f.mapping = m;
+      f.file_addr = m->FileAddress(ip);
+      const auto it = dso_ids_.find(m->dso);
+      f.dso = it != dso_ids_.end() ? it->second : dso_ids_.emplace(m->dso, reader_.dsos().Intern(m->dso->name)).first->second;
+    }
+    frames_.push_back(f);
+  }
+
+  const pd::Recording& recording_;
+  ProfileReader& reader_;
+  ProcessMap* processes_;
+  SymbolizedNames* names_;
+  pd::AddressSpaces spaces_;  // before unwinder_, which uses it
+  std::unordered_map<const pd::Dso*, uint32_t> dso_ids_;
+  uint32_t unknown_dso_ = 0;
+  bool shaped_ = false;
+  unwind::DwarfUnwinder unwinder_;
+  std::vector<uint64_t> pcs_;
+  std::vector<StackFrame> frames_;
+};
+
+}  // namespace
+
+RecordingShape ShapeOf(const pd::Recording& recording) {
+  RecordingShape shape;
+  shape.monotonic_clock = !recording.events.empty();
+  shape.has_time = !recording.events.empty();
+  for (const pd::Event& e : recording.events) {
+    RecordedEvent event;
+    event.name = e.name;
+    event.use_clockid = e.attr.use_clockid();
+    event.clockid = e.attr.clockid;
+    shape.events.push_back(event);
+    if (e.attr.sample_type & pd::kSampleStackUser) shape.dwarf_call_chains = true;
+    if (!(e.attr.sample_type & pd::kSampleTime)) shape.has_time = false;
+    if (!e.attr.use_clockid() || e.attr.clockid != 1) shape.monotonic_clock = false;  // CLOCK_MONOTONIC is 1
+  }
+  return shape;
+}
+
+std::unique_ptr<PerfDataSource> PerfDataSource::Open(const std::string& path, std::string* error) {
+  std::unique_ptr<pd::PerfDataReader> reader = pd::PerfDataReader::Open(path, error);
+  if (!reader) return nullptr;
+  return std::unique_ptr<PerfDataSource>(new PerfDataSource(std::move(reader)));
+}
+
+RecordingShape PerfDataSource::Shape() const { return ShapeOf(reader_->recording()); }
+
+void PerfDataSource::ReadSideBand(ProcessMap& processes) {
+  SideBand sink(processes);
+  pd::ReadOptions options;
+  options.samples = false;
+  reader_->Read(sink, options);
+}
+
+void PerfDataSource::ReadSamples(ProfileReader& reader, ProcessMap* processes) {
+  if (symbolize_) {
+    names_ = std::make_unique<SymbolizedNames>(reader_->recording());
+    reader.set_native_symbols(names_.get());
+  }
+  Samples sink(reader_->recording(), reader, processes, names_.get());
+  reader_->Read(sink, pd::ReadOptions{});
+  reader.set_native_symbols(nullptr);
+}
+
+std::vector<symbols::FileReport> PerfDataSource::SymbolFiles() const {
+  return names_ ? names_->Files() : std::vector<symbols::FileReport>{};
+}
+
+PerfDataSource::PerfDataSource(std::unique_ptr<pd::PerfDataReader> reader) : reader_(std::move(reader)) {}
+PerfDataSource::~PerfDataSource() = default;
+
+}  // namespace jitdump::report

@@ -1,0 +1,88 @@
+// One sample as the profile reader takes it, whatever it was read from: perf.data through the
+// perf.data reader (jitdump/perfdata/), or the text `perf script` prints (perf_script.h, what
+// `jitdump fold` reads). The thread, the time, and the frames innermost first, each with the
+// DSO perf names for its address, interned once per distinct name so that a frame costs no
+// string.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace jitdump::perfdata {
+struct Mapping;
+}
+
+namespace jitdump::report {
+
+// What a DSO name says about the code in it (classify.h's rules, decided once per name).
+struct FrameDso {
+  std::string name;            // as perf names it: "/usr/lib/libc.so.6", "[kernel.kallsyms]", "/tmp/perf-1.map"
+  bool none = false;           // no DSO at all: "" or perf's "[unknown]"
+  bool kernel = false;         // the kernel or a module
+  bool jit_candidate = false;  // where JIT code lives: anonymous memory, a perf map, a jitted-*.so, none
+  bool jitted_elf = false;     // a jitted-<pid>-<index>.so of `perf inject --jit`
+  uint64_t jitted_index = 0;
+};
+
+class DsoTable {
+ public:
+  DsoTable();
+  // The id of `name` ("" is id 0, no DSO).
+  uint32_t Intern(std::string_view name);
+  const FrameDso& operator[](uint32_t id) const { return *dsos_[id]; }
+
+ private:
+  std::vector<std::unique_ptr<FrameDso>> dsos_;
+  std::unordered_map<std::string_view, uint32_t> ids_;  // keys point into dsos_' names
+};
+
+struct StackFrame {
+  // The address: absolute from perf.data; from perf script's text, what it printed (the offset
+  // into the file for a file-backed DSO inside a call chain).
+  uint64_t addr = 0;
+  // The same address as an offset into the DSO's file (perf's map_ip); `addr` when the code is
+  // not file-backed (the kernel, anonymous memory) or the source does not know.
+  uint64_t file_addr = 0;
+  uint32_t dso = 0;  // DsoTable id
+  // The symbol perf script printed, when `named`; otherwise the reader's NativeSymbols finds it.
+  std::string_view sym;
+  bool named = false;
+  // From perf.data: the mapping the address lies in (for NativeSymbols); null otherwise.
+  const perfdata::Mapping* mapping = nullptr;
+};
+
+struct StackSample {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+  std::optional<uint64_t> time_ns;
+  uint64_t period = 0;
+  std::string_view comm;   // the sampled thread's name
+  std::string_view event;  // "cpu-clock"; empty when unknown
+  std::span<const StackFrame> frames;  // innermost first
+  // True when the frames are a call chain; false for a sample's single ip (no -g).
+  bool call_chain = false;
+};
+
+// Names native and kernel code the source gave no name for (perf.data frames). The report
+// plugs a symbolizer in here; without one such frames are named after their DSO.
+struct NativeName {
+  std::string function;
+  std::string file;  // source file, when debug info says
+  uint32_t line = 0;
+};
+
+class NativeSymbols {
+ public:
+  virtual ~NativeSymbols() = default;
+  // The names at a frame's address, innermost first (inlined functions before the function
+  // that holds them); empty when nothing names it. `pid` is the sampled process.
+  virtual std::vector<NativeName> Lookup(uint32_t pid, const StackFrame& frame, const FrameDso& dso) = 0;
+};
+
+}  // namespace jitdump::report
