@@ -118,10 +118,15 @@ class Samples : public pd::RecordSink {
       }
     }
     // --call-graph dwarf: the kernel recorded only its own frames; the user stack is unwound
-    // from the registers and stack bytes the sample carries, as perf does.
+    // from the registers and stack bytes the sample carries, as perf does. In a JVM whose agent
+    // wrote a method table, the Java frames below the first JIT frame perf's unwinding reaches
+    // are walked too, interpreted ones named (interpreted_frames.h).
     if (unwinder_.CanUnwind(s)) {
       unwinder_.Unwind(s, &pcs_);
-      for (uint64_t pc : pcs_) Push(s.pid, pd::kCpumodeUser, pc);
+      InterpretedFrames* java = reader_.InterpretedFor(s.pid, TimeOf(s));
+      if (java == nullptr || !WalkJava(s, *java)) {
+        for (uint64_t pc : pcs_) Push(s.pid, pd::kCpumodeUser, pc);
+      }
     }
     chain = !frames_.empty();
     if (frames_.empty() && s.has(pd::kSampleIp)) {
@@ -152,6 +157,48 @@ class Samples : public pd::RecordSink {
     }
   }
 
+  static std::optional<uint64_t> TimeOf(const pd::Sample& s) {
+    return s.has(pd::kSampleTime) ? std::optional<uint64_t>(s.time) : std::nullopt;
+  }
+
+  // The sample's user frames with its Java frames walked: the native frames perf's DWARF
+  // unwinding gave up to the first JIT frame, then the frames the walk finds from there.
+  // False (nothing pushed) when the walk found nothing.
+  bool WalkJava(const pd::Sample& s, InterpretedFrames& java) {
+    regs_.mask = s.regs_user.mask;
+    regs_.values.resize(s.regs_user.values.size());
+    for (size_t i = 0; i < regs_.values.size(); ++i) regs_.values[i] = s.regs_user.values[i];
+    const std::optional<uint64_t> time = reader_.times_are_dump_clock() ? TimeOf(s) : std::nullopt;
+    // The first JIT frame of the unwinding: perf's unwinder stops there (no CFI). A caller's pc
+    // is its return address minus one.
+    size_t first_jit = pcs_.size();
+    for (size_t i = 0; i < pcs_.size(); ++i) {
+      if (java.KindAt(i == 0 ? pcs_[i] : pcs_[i] + 1, time) != CodeKind::kOther) {
+        first_jit = i;
+        break;
+      }
+    }
+    std::optional<uint64_t> caller;
+    if (first_jit > 0 && first_jit < pcs_.size()) caller = pcs_[first_jit] + 1;
+    const std::vector<JavaFrame> walked =
+        java.Walk(regs_, s.stack_user.valid(), time, caller, std::nullopt, &reader_.interpreted_stats());
+    if (walked.empty()) return false;
+    for (size_t i = 0; i < first_jit && i < pcs_.size(); ++i) Push(s.pid, pd::kCpumodeUser, pcs_[i]);
+    for (const JavaFrame& f : walked) {
+      // Callers one byte into their call, as perf's unwinders give them.
+      const uint64_t pc = f.return_address && f.pc > 0 ? f.pc - 1 : f.pc;
+      Push(s.pid, pd::kCpumodeUser, pc);
+      if (f.interpreted && f.method != nullptr) {
+        StackFrame& frame = frames_.back();
+        frame.interpreted = f.method;
+        frame.interpreted_class = f.klass;
+        frame.interpreted_line = f.line;
+        frame.interpreted_bci = f.bci;
+      }
+    }
+    return true;
+  }
+
   void Push(uint32_t pid, uint16_t mode, uint64_t ip) {
     StackFrame f;
     f.addr = f.file_addr = ip;
@@ -177,6 +224,7 @@ class Samples : public pd::RecordSink {
   bool shaped_ = false;
   unwind::DwarfUnwinder unwinder_;
   std::vector<uint64_t> pcs_;
+  SampledRegisters regs_;
   std::vector<StackFrame> frames_;
 };
 

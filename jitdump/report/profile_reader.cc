@@ -16,6 +16,9 @@ struct ProfileReader::Jvm {
   bool tried = false;
   uint32_t index = 0;    // in jvms_
   uint32_t mapping = 0;  // the profile's mapping for its JIT code
+  // Its interpreted frames named (when its dump came with a usable method table).
+  std::unique_ptr<InterpretedFrames> interpreted;
+  uint32_t interpreted_mapping = 0;  // the profile's mapping for them: "[interpreted] DUMP"
 };
 
 namespace {
@@ -89,6 +92,11 @@ ProfileReader::Jvm* ProfileReader::JvmFor(const StackSample& sample, int64_t* ma
     }
     if (jvm.code) {
       jvm.mapping = builder_.AddMapping(jvm.code->path(), jvm.code->low(), jvm.code->high(), 0);
+      if (const MethodTable* table = jvm.code->methods(); table != nullptr && table->layout) {
+        jvm.interpreted = std::make_unique<InterpretedFrames>(*jvm.code, *table);
+        jvm.interpreted_mapping = builder_.AddMapping("[interpreted] " + jvm.code->path(), 0, 0, 0);
+        ++stats_.jvms_with_method_table;
+      }
     } else {
       stats_.warnings.push_back("no readable dump for pid " + std::to_string(dm.pid) + " (its agent mapped " +
                                 Printable(dm.path) + "; give the directory holding a copy with --dumps)" + tried);
@@ -139,6 +147,31 @@ uint32_t ProfileReader::JitLocation(Jvm& jvm, size_t record, uint64_t addr) {
   return id;
 }
 
+InterpretedFrames* ProfileReader::InterpretedFor(uint32_t pid, std::optional<uint64_t> time) {
+  StackSample probe;
+  probe.pid = pid;
+  probe.time_ns = time;
+  int64_t marker = -1;
+  Jvm* jvm = JvmFor(probe, &marker);
+  return jvm != nullptr ? jvm->interpreted.get() : nullptr;
+}
+
+uint32_t ProfileReader::InterpretedLocation(Jvm& jvm, const StackFrame& frame) {
+  const auto key = std::make_pair(frame.interpreted, frame.interpreted_line);
+  const auto it = interpreted_locations_.find(key);
+  if (it != interpreted_locations_.end()) return it->second;
+  const TableClass* klass = frame.interpreted_class;
+  const uint32_t function = builder_.AddFunction(InterpretedFrames::FrameName(klass, *frame.interpreted),
+                                                 klass != nullptr ? klass->file : std::string(),
+                                                 FrameKind::kInterpreted);
+  // Every frame of a method at one line is one location (the interpreter's pc says nothing of
+  // the Java code), at the address of the first bytecode sampled there.
+  const uint64_t address = frame.interpreted->code_base + static_cast<uint64_t>(std::max<int64_t>(frame.interpreted_bci, 0));
+  const uint32_t id = builder_.AddLocation(address, jvm.interpreted_mapping, {Line{function, frame.interpreted_line}});
+  interpreted_locations_.emplace(key, id);
+  return id;
+}
+
 uint32_t ProfileReader::NativeLocation(const StackSample& sample, const StackFrame& frame, uint64_t step, bool kernel,
                                        bool jit_area) {
   const uint64_t addr = frame.file_addr >= step ? frame.file_addr - step : frame.file_addr;
@@ -181,6 +214,7 @@ uint32_t ProfileReader::Frame(const StackSample& sample, size_t index, Jvm* jvm)
   const StackFrame& frame = sample.frames[index];
   const FrameDso& dso = dsos_[frame.dso];
   ++stats_.frames;
+  if (frame.interpreted != nullptr && jvm != nullptr && jvm->interpreted) return InterpretedLocation(*jvm, frame);
   const bool kernel = (frame.addr >> 48) == 0xffff || dso.kernel;
   // Where the CPU was: the sampled ip, or the user pc the kernel interrupted (the first user
   // frame after kernel frames). Every other frame of a chain is a return address.
@@ -307,6 +341,7 @@ void ProfileReader::Add(const StackSample& sample) {
 
 Profile ProfileReader::Take() {
   jit_locations_.clear();
+  interpreted_locations_.clear();
   native_frames_.clear();
   jit_frames_.clear();
   jit_cache_.clear();

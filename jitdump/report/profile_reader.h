@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "jitdump/report/flat_index.h"
+#include "jitdump/report/interpreted_frames.h"
 #include "jitdump/report/jvm_code.h"
 #include "jitdump/report/perf_script.h"
 #include "jitdump/report/process_map.h"
@@ -58,6 +59,10 @@ struct ReadStats {
   uint64_t jit_before_load = 0;    // resolved to a load stamped after the sample (late attach)
   uint64_t jit_time_resolved = 0;  // resolved to earlier code than the dump's final state there
   std::vector<std::string> warnings;  // dumps that could not be found or read, ...
+  // Stacks walked for interpreted frames (samples with registers and stack bytes of JVMs whose
+  // agent wrote a method table), and what the walks found.
+  InterpretedWalkStats interpreted;
+  uint64_t jvms_with_method_table = 0;
 };
 
 class ProfileReader final : public ScriptSink {
@@ -82,6 +87,12 @@ class ProfileReader final : public ScriptSink {
   }
   // Names the frames that come without a symbol (perf.data's); not owned, may be null.
   void set_native_symbols(NativeSymbols* symbols) { native_symbols_ = symbols; }
+  // The interpreted-frame walker of the JVM that process `pid` runs at `time` (its dump and
+  // method table loaded on first use); null when the process is no JVM, or its agent wrote no
+  // method table. Valid as long as the reader.
+  InterpretedFrames* InterpretedFor(uint32_t pid, std::optional<uint64_t> time);
+  InterpretedWalkStats& interpreted_stats() { return stats_.interpreted; }
+  bool times_are_dump_clock() const { return options_.times_are_dump_clock; }
 
   const ReadStats& stats() const { return stats_; }
   // The finished profile; the reader is left empty.
@@ -116,6 +127,7 @@ class ProfileReader final : public ScriptSink {
   uint32_t ProcessFor(const StackSample& sample, int64_t marker, const Jvm* jvm);
   uint32_t Frame(const StackSample& sample, size_t index, Jvm* jvm);
   uint32_t JitLocation(Jvm& jvm, size_t record, uint64_t addr);
+  uint32_t InterpretedLocation(Jvm& jvm, const StackFrame& frame);
   JitFrame ResolveJit(const StackSample& sample, const StackFrame& frame, uint64_t step, Jvm& jvm);
   // `frame` looked up at `step` bytes before its address (1 for a return address).
   uint32_t NativeLocation(const StackSample& sample, const StackFrame& frame, uint64_t step, bool kernel, bool jit_area);
@@ -133,6 +145,8 @@ class ProfileReader final : public ScriptSink {
   bool single_dump_ = false;
   std::map<std::pair<uint32_t, int64_t>, uint32_t> process_ids_;  // (pid, marker) -> process
   std::unordered_map<JitKey, uint32_t, JitKeyHash> jit_locations_;
+  // Interpreted frames' locations by (method record, line).
+  std::map<std::pair<const TableMethod*, uint32_t>, uint32_t> interpreted_locations_;
   FlatIndex native_frames_;            // (file address, dso) -> location
   FlatIndex jit_frames_;               // (address, jvm) -> index into jit_cache_
   std::vector<JitFrame> jit_cache_;

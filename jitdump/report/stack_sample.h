@@ -17,6 +17,10 @@
 namespace jitdump::perfdata {
 struct Mapping;
 }
+namespace jitdump {
+struct TableMethod;
+struct TableClass;
+}
 
 namespace jitdump::report {
 
@@ -55,6 +59,13 @@ struct StackFrame {
   bool named = false;
   // From perf.data: the mapping the address lies in (for NativeSymbols); null otherwise.
   const perfdata::Mapping* mapping = nullptr;
+  // An interpreted Java frame the walk of the copied stack named (interpreted_frames.h): its
+  // method and class in the JVM's method table and its line (0: unknown); `addr` is the
+  // interpreter's pc (a return address already moved onto its call).
+  const TableMethod* interpreted = nullptr;
+  const TableClass* interpreted_class = nullptr;
+  uint32_t interpreted_line = 0;
+  int64_t interpreted_bci = -1;
 };
 
 struct StackSample {

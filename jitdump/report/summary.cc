@@ -97,6 +97,22 @@ nlohmann::json Summary(const Profile& profile, const ReadStats& stats,
       {"skipped_events", stats.skipped_events},
       {"warnings", stats.warnings},
   };
+  // What the walks of copied stacks found (samples recorded with --call-graph dwarf in JVMs whose
+  // agent wrote a method table: perf-java --interp).
+  const InterpretedWalkStats& w = stats.interpreted;
+  out["interpreted_frames"] = {
+      {"jvms_with_method_table", stats.jvms_with_method_table},
+      {"walks", w.walks},
+      {"walks_complete", w.walks_outermost},
+      {"walks_copy_ended", w.walks_copy_ended},
+      {"walks_complete_share", w.walks == 0 ? 0.0 : static_cast<double>(w.walks_outermost) / static_cast<double>(w.walks)},
+      {"frames", w.frames},
+      {"named", w.named},
+      {"covered", w.covered},
+      {"named_share", w.frames == 0 ? 0.0 : static_cast<double>(w.named) / static_cast<double>(w.frames)},
+      {"covered_named_share", w.covered == 0 ? 0.0 : static_cast<double>(w.named) / static_cast<double>(w.covered)},
+      {"top_in_method_entry", w.top_in_entry},
+  };
   return out;
 }
 
