@@ -2,7 +2,7 @@
 // (an exception, an abort) cross into the JVM.
 #include <jni.h>
 
-#include "agent/agent.h"
+#include "agent/jvmti/agent.h"
 
 extern "C" {
 

@@ -1,11 +1,11 @@
-// The agent's lifecycle transitions end to end (agent/agent.h, agent/lifecycle.h), through the
+// The agent's lifecycle transitions end to end (agent/jvmti/agent.h, agent/core/lifecycle.h), through the
 // fake JVM: Agent_OnLoad / Agent_OnAttach with options start a session, `stop`, stop_after= and a
 // deleted dump stop it, a later load starts a new one, VM death and Agent_OnUnload close it, and
 // the races between them (a stop racing VM death, a start racing a stop). After every stop the
 // test checks what "a visit leaves nothing behind" means: the events disabled, the dump closed
 // with its CLOSE record, no descriptor and no thread of the agent's left, the writer detached
 // from the JVM, the stats written.
-#include "agent/agent.h"
+#include "agent/jvmti/agent.h"
 
 #include <dirent.h>
 #include <gtest/gtest.h>
@@ -25,8 +25,8 @@
 #include <thread>
 #include <vector>
 
-#include "agent/callbacks.h"
-#include "agent/clock.h"
+#include "agent/jvmti/callbacks.h"
+#include "agent/core/clock.h"
 #include "fake_jvmti.h"
 #include "test_dump_reader.h"
 

@@ -1,4 +1,4 @@
-#include "agent/code_history.h"
+#include "agent/core/code_history.h"
 
 #include <gtest/gtest.h>
 

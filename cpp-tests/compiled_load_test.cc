@@ -1,7 +1,7 @@
 // A CompiledMethodLoad event as HotSpot delivers it (compile_info with PcDesc scope chains),
 // through the agent's callback and the fake JVM, into the code event it queues, and from there
 // into the records the writer encodes.
-#include "agent/callbacks.h"
+#include "agent/jvmti/callbacks.h"
 
 #include <gtest/gtest.h>
 #include <jvmti.h>
@@ -11,8 +11,8 @@
 #include <memory>
 #include <vector>
 
-#include "agent/dump_batch.h"
-#include "agent/jvm_resolver.h"
+#include "agent/core/dump_batch.h"
+#include "agent/jvmti/jvm_resolver.h"
 #include "fake_jvmti.h"
 #include "test_dump_reader.h"
 

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "agent/code_event.h"
+#include "agent/core/code_event.h"
 
 namespace test_support {
 

@@ -1,5 +1,5 @@
 // InlineTreeBuilder: HotSpot PcDesc scope chains -> samply's SAMPLY_JIT_CODE_DEBUG_INFO2.
-#include "agent/inline_tree.h"
+#include "agent/core/inline_tree.h"
 
 #include <gtest/gtest.h>
 

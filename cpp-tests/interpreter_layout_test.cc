@@ -1,5 +1,5 @@
-// Whether the agent describes interpreted frames on a JVM (agent/interpreter_layout.h), from
-// VMStructs tables laid out as HotSpot exports them (agent/vm_structs.h), built here: the known
+// Whether the agent describes interpreted frames on a JVM (agent/core/interpreter_layout.h), from
+// VMStructs tables laid out as HotSpot exports them (agent/core/vm_structs.h), built here: the known
 // JVMs pass, and every way of being unknown (a version outside 17-25, no VMStructs, a field
 // missing or of another type, the frame's constants moved) turns the feature off with a reason.
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "agent/interpreter_layout.h"
-#include "agent/vm_structs.h"
+#include "agent/core/interpreter_layout.h"
+#include "agent/core/vm_structs.h"
 
 namespace jitdump_agent {
 namespace {

@@ -1,7 +1,7 @@
-// Method-handle intrinsics named from the JVM's code list (agent/intrinsic_names.h): parsing
+// Method-handle intrinsics named from the JVM's code list (agent/core/intrinsic_names.h): parsing
 // Compiler.codelist as HotSpot 17 and 25 print it, one read serving every load posted before
 // it, the time budget, and the name that says what is unknown.
-#include "agent/intrinsic_names.h"
+#include "agent/core/intrinsic_names.h"
 
 #include <gtest/gtest.h>
 

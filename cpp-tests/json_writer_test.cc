@@ -1,11 +1,11 @@
 // The agent's JSON writer, read back by an independent parser (nlohmann-json, what the tool uses).
-#include "agent/json_writer.h"
+#include "agent/core/json_writer.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "agent/stats.h"
+#include "agent/core/stats.h"
 
 namespace jitdump_agent {
 namespace {

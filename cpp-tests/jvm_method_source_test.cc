@@ -1,11 +1,11 @@
-// The JVM's side of the method table (agent/jvm_method_source.h) over a fake jvmtiEnv and fake
+// The JVM's side of the method table (agent/jvmti/jvm_method_source.h) over a fake jvmtiEnv and fake
 // HotSpot metadata: Method and ConstMethod blocks laid out as the layout says (the Method*'s
 // ConstMethod pointer at method_const_method, the bytecode count at const_method_code_size, the
 // bytecodes after const_method_size bytes). What JVMTI says (names, files, sorted lines, native)
 // and what the metadata says (Method*, bytecode range) come together; a method whose metadata
 // cannot be read (an unmapped page) or disagrees with JVMTI is left out and counted, never a
 // crash; enough disagreement refutes the layout.
-#include "agent/jvm_method_source.h"
+#include "agent/jvmti/jvm_method_source.h"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "agent/jvm_ids.h"
+#include "agent/jvmti/jvm_ids.h"
 #include "fake_jvmti.h"
 
 namespace jitdump_agent {

@@ -1,5 +1,5 @@
 // Which JVMs get their loads resolved on the writer thread under resolve=auto.
-#include "agent/jvm_version.h"
+#include "agent/core/jvm_version.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The hand-off between the callbacks and the writer thread: first on its own (a recording
 // resolver), then end to end through the agent's callbacks, the writer thread and its JVMTI
 // resolver against the fake JVM, which answers JVMTI only on attached threads.
-#include "agent/lifecycle.h"
+#include "agent/core/lifecycle.h"
 
 #include <gtest/gtest.h>
 #include <jvmti.h>
@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include "agent/callbacks.h"
-#include "agent/clock.h"
-#include "agent/jvm_resolver.h"
+#include "agent/jvmti/callbacks.h"
+#include "agent/core/clock.h"
+#include "agent/jvmti/jvm_resolver.h"
 #include "fake_jvmti.h"
 #include "test_dump_reader.h"
 

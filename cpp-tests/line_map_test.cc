@@ -1,4 +1,4 @@
-#include "agent/line_map.h"
+#include "agent/core/line_map.h"
 
 #include <gtest/gtest.h>
 

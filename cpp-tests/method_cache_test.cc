@@ -1,7 +1,7 @@
 // The method cache over the JVMTI lookups, against a fake jvmtiEnv.
-#include "agent/method_cache.h"
+#include "agent/core/method_cache.h"
 
-#include "agent/jvmti_method_lookup.h"
+#include "agent/jvmti/jvmti_method_lookup.h"
 
 #include <gtest/gtest.h>
 

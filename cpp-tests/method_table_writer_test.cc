@@ -1,4 +1,4 @@
-// The writer thread's method table (agent/method_table_writer.h) over a fake JVM side: what it
+// The writer thread's method table (agent/core/method_table_writer.h) over a fake JVM side: what it
 // writes is read back with the read half (jitdump/read/method_table.h). Classes become CLASS and
 // METHOD records stamped with their ClassPrepare time (0: before the table); a method met twice
 // is written once; a Method* HotSpot reuses for another method is written again; the sweep
@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "agent/method_table_writer.h"
+#include "agent/core/method_table_writer.h"
 #include "cpp-tests/temp_dir_test.h"
 #include "jitdump/read/method_table.h"
 

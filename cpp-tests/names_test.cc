@@ -1,4 +1,4 @@
-#include "agent/names.h"
+#include "agent/core/names.h"
 
 #include <gtest/gtest.h>
 

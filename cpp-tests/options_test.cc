@@ -1,4 +1,4 @@
-#include "agent/options.h"
+#include "agent/core/options.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "agent/config.h"
+#include "agent/core/config.h"
 #include "cpp-tests/temp_dir_test.h"
 
 namespace jitdump_agent {
@@ -129,7 +129,7 @@ std::string MarkdownTable() {
 }
 
 // docs/agent.md's options table is the option table rendered: the two cannot drift. (After a
-// change to agent/options.cc, paste the table this prints into docs/agent.md.)
+// change to agent/core/options.cc, paste the table this prints into docs/agent.md.)
 TEST(OptionsTableTest, ReadmeTableIsTheOptionTable) {
   std::ifstream in(JITDUMPAGENT_OPTIONS_DOC);
   ASSERT_TRUE(in) << "cannot read " << JITDUMPAGENT_OPTIONS_DOC;
@@ -140,7 +140,7 @@ TEST(OptionsTableTest, ReadmeTableIsTheOptionTable) {
     if (inside && line.empty()) break;
     if (inside) table += line + "\n";
   }
-  EXPECT_EQ(table, MarkdownTable()) << "docs/agent.md's options table differs from agent/options.cc's; "
+  EXPECT_EQ(table, MarkdownTable()) << "docs/agent.md's options table differs from agent/core/options.cc's; "
                                        "the table should read:\n" << MarkdownTable();
 }
 

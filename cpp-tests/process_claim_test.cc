@@ -1,8 +1,8 @@
-// The one-agent-per-process claim (agent/process_claim.h): a second load of this copy sees its
+// The one-agent-per-process claim (agent/core/process_claim.h): a second load of this copy sees its
 // own claim; a claim held outside this copy (what another copy of the library makes: the same
 // abstract socket name, bound by other code in this process) is seen too; a released claim can
 // be taken again; nothing leaks into another process.
-#include "agent/process_claim.h"
+#include "agent/core/process_claim.h"
 
 #include <gtest/gtest.h>
 #include <sys/auxv.h>

@@ -1,7 +1,7 @@
 // The queue between the callbacks and the writer: its node pool grows on demand and stops at
 // its bound, and the byte budget is released as events are freed. (That resolving a deferred
 // load takes no budget is WriterTest.ResolvingADeferredLoadTakesNoBudget.)
-#include "agent/record_queue.h"
+#include "agent/core/record_queue.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "agent/stats.h"
+#include "agent/core/stats.h"
 
 #include <gtest/gtest.h>
 

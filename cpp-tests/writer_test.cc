@@ -1,6 +1,6 @@
 // The writer thread end to end, without a JVM: code events built as the callbacks build them go
 // through the real queue into a real file.
-#include "agent/writer.h"
+#include "agent/core/writer.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -13,9 +13,9 @@
 #include <sstream>
 #include <thread>
 
-#include "agent/clock.h"
-#include "agent/code_event.h"
-#include "agent/names.h"
+#include "agent/core/clock.h"
+#include "agent/core/code_event.h"
+#include "agent/core/names.h"
 #include "test_dump_reader.h"
 
 namespace jitdump_agent {

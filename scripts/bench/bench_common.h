@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "agent/code_event.h"
-#include "agent/inline_tree.h"
-#include "agent/line_map.h"
-#include "agent/record_queue.h"
+#include "agent/core/code_event.h"
+#include "agent/core/inline_tree.h"
+#include "agent/core/line_map.h"
+#include "agent/core/record_queue.h"
 
 namespace bench {
 

@@ -35,7 +35,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void* reserved) {
   jvmtiEnv* jvmti = NULL;
   if ((*vm)->GetEnv(vm, (void**)&jvmti, JVMTI_VERSION_1_2) != JNI_OK || jvmti == NULL) return 1;
 
-  /* libjitdumpagent's capabilities (agent/agent.cc): the event, then line numbers and source files. */
+  /* libjitdumpagent's capabilities (agent/jvmti/agent.cc): the event, then line numbers and source files. */
   jvmtiCapabilities caps;
   memset(&caps, 0, sizeof caps);
   caps.can_generate_compiled_method_load_events = 1;

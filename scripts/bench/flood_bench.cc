@@ -29,9 +29,9 @@
 #include <thread>
 #include <vector>
 
-#include "agent/lifecycle.h"
-#include "agent/record_queue.h"
-#include "agent/writer.h"
+#include "agent/core/lifecycle.h"
+#include "agent/core/record_queue.h"
+#include "agent/core/writer.h"
 #include "bench_common.h"
 #include "jitdump/read/decoder.h"
 

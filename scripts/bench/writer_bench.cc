@@ -19,12 +19,12 @@
 #include <thread>
 #include <vector>
 
-#include "agent/dump_batch.h"
-#include "agent/lifecycle.h"
-#include "agent/inline_tree.h"
-#include "agent/line_map.h"
-#include "agent/record_queue.h"
-#include "agent/writer.h"
+#include "agent/core/dump_batch.h"
+#include "agent/core/lifecycle.h"
+#include "agent/core/inline_tree.h"
+#include "agent/core/line_map.h"
+#include "agent/core/record_queue.h"
+#include "agent/core/writer.h"
 #include "bench_common.h"
 #include "jitdump/encoder.h"
 

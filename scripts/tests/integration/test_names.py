@@ -2,7 +2,7 @@
 other nmethod the JVM lists in `jcmd <pid> Compiler.codelist` of the same live JVM carries that
 name in the dump, hidden classes spelled as the JDK spells them ("LambdaForm$DMH/0x...").
 JVMTI hands all intrinsics one jmethodID (that of whichever intrinsic came first), so a name
-taken from JVMTI alone would be wrong for all but one of them (agent/intrinsic_names.h)."""
+taken from JVMTI alone would be wrong for all but one of them (agent/core/intrinsic_names.h)."""
 import re
 
 from support import jdks
@@ -84,7 +84,7 @@ def check_names_match_codelist(jvm, tool, work):
     s = read_stats(stats)["method_handle_intrinsics"]
     log(f"stats: {s}")
     check(s["code_lists_read"] >= 1, f"the code list was never read: {s}")
-    # The agent reads the list only while its CPU cost fits a budget (agent/intrinsic_names.h); a
+    # The agent reads the list only while its CPU cost fits a budget (agent/core/intrinsic_names.h); a
     # read costs more CPU on a loaded machine, so some reads may be skipped there. An intrinsic
     # left unnamed must then say so (never carry another's name), be counted, and be the
     # exception: on a quiet machine every one is named.

@@ -61,7 +61,7 @@ def test_javac(ctx):
     check(on["late"] == 0, f"javac, backdate=on: no sample lost to a late CompiledMethodLoad ({on['late']})")
     # javac makes ~107 method-handle intrinsics over its whole run, most when a code-list read no
     # longer fits the agent's budget: they wait for a later read, at the latest the one before
-    # the writer detaches (agent/intrinsic_names.h). One posted after VM death cannot be named.
+    # the writer detaches (agent/core/intrinsic_names.h). One posted after VM death cannot be named.
     intrinsic = re.compile(r"^java\.lang\.invoke\.MethodHandle\.(invokeBasic|linkTo\w+|<intrinsic>)\(")
     intrinsics = [ld.name for ld in ctx.dump_loads(ctx.work / "javac-backdate-on") if intrinsic.match(ld.name)]
     unnamed = [n for n in intrinsics if "<intrinsic>" in n]

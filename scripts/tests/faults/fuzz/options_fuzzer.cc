@@ -1,4 +1,4 @@
-// libFuzzer target: the option parser (agent/options.cc) and the option sources (agent/config.cc).
+// libFuzzer target: the option parser (agent/core/options.cc) and the option sources (agent/core/config.cc).
 //
 // Input layout: COMMAND_LINE \0 ENVIRONMENT \0 CONFIG_FILE. A missing part means that source is
 // absent (no environment variable, no readable config file). The command line and the
@@ -16,8 +16,8 @@
 #include <string>
 #include <string_view>
 
-#include "agent/config.h"
-#include "agent/options.h"
+#include "agent/core/config.h"
+#include "agent/core/options.h"
 
 using namespace jitdump_agent;
 
