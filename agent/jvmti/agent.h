@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "agent/core/lifecycle.h"
+#include "agent/core/timed_mutex.h"
 #include "agent/jvmti/session.h"
 #include "agent/core/wait_budget.h"
 
@@ -39,7 +40,7 @@ class Agent {
   Session* session() const { return static_cast<Session*>(lifecycle_.session()); }
 
  private:
-  using Lock = std::unique_lock<std::timed_mutex>;
+  using Lock = std::unique_lock<TimedMutex>;
   jint Start(Lock& lock, JavaVM* vm, const Options& options, const std::string& option_string, bool attach);
   // The `stop` option: stops the active session (or waits for one stopping); returns JNI_OK.
   jint StopRequested(Lock& lock, const WaitBudget& budget);
@@ -65,7 +66,7 @@ class Agent {
   void WriteStats(Session* s);
   void WriteStatsFile(Session* s);
 
-  std::timed_mutex transition_;  // decisions only: no holder waits for the writer
+  TimedMutex transition_;  // decisions only: no holder waits for the writer
   Lifecycle lifecycle_;
   jvmtiEnv* jvmti_ = nullptr;    // one environment for the process, kept across sessions
   JavaVM* vm_ = nullptr;
