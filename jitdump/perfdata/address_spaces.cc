@@ -187,7 +187,10 @@ const Mapping* AddressSpaces::Find(uint32_t pid, uint16_t cpumode, uint64_t addr
 std::string_view AddressSpaces::ThreadComm(uint32_t tid) {
   const auto it = comms_.find(tid);
   if (it != comms_.end()) return it->second;
-  default_comm_ = ":" + std::to_string(tid);
+  // perf names the idle thread (tid 0) "swapper" (machine__idle_thread), and any other thread it
+  // has no COMM for ":TID" with the tid as a pid_t: a sample without a thread (tid -1) is ":-1".
+  if (tid == 0) return "swapper";
+  default_comm_ = ":" + std::to_string(static_cast<int32_t>(tid));
   return default_comm_;
 }
 

@@ -79,8 +79,8 @@ class AddressSpaces {
   // Changes whenever the process's mappings change (for caches built from them).
   uint64_t Generation(uint32_t pid) const;
 
-  // The thread's comm as perf prints it: the last COMM, or its parent's at FORK; ":TID" when
-  // the recording never named it.
+  // The thread's comm as perf prints it: the last COMM, or its parent's at FORK; "swapper" for
+  // the idle thread (tid 0) and ":TID" (signed) for one the recording never named.
   std::string_view ThreadComm(uint32_t tid);
 
   size_t processes() const { return processes_.size(); }
