@@ -198,6 +198,12 @@ bool DwarfLines::FindUnit(uint64_t vaddr, Dwarf_Die* cu) {
   return false;
 }
 
+const std::string& DwarfLines::NameOf(Dwarf_Die* die) {
+  const auto [it, inserted] = names_.try_emplace(dwarf_dieoffset(die));
+  if (inserted) it->second = DieName(die);
+  return it->second;
+}
+
 bool DwarfLines::Chain(uint64_t vaddr, std::vector<SourceFrame>* frames) {
   frames->clear();
   Dwarf_Die cu;
@@ -233,10 +239,10 @@ bool DwarfLines::Chain(uint64_t vaddr, std::vector<SourceFrame>* frames) {
     Dwarf_Die* scope = &scopes[i];
     const int tag = dwarf_tag(scope);
     if (tag == DW_TAG_inlined_subroutine) {
-      frames->push_back(SourceFrame{DieName(scope), file, line, /*inlined=*/true});
+      frames->push_back(SourceFrame{NameOf(scope), file, line, /*inlined=*/true});
       CallSite(&cu, scope, &file, &line);
     } else if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point) {
-      frames->push_back(SourceFrame{DieName(scope), file, line, /*inlined=*/false});
+      frames->push_back(SourceFrame{NameOf(scope), file, line, /*inlined=*/false});
       break;
     }
   }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "jitdump/symbols/elf_image.h"
@@ -42,6 +43,9 @@ class DwarfLines {
  private:
   DwarfLines() = default;
   bool FindUnit(uint64_t vaddr, Dwarf_Die* cu);
+  // DieName of a function's DIE, once per DIE: qualifying a name walks its unit from the start
+  // (dwarf_getscopes_die), and the same functions come back in address after address.
+  const std::string& NameOf(Dwarf_Die* die);
 
   std::unique_ptr<ElfImage> image_;
   // NUL-terminated copies of debug sections that were not (dwarf_lines.cc), which libdw reads.
@@ -57,6 +61,7 @@ class DwarfLines {
   std::vector<UnitRange> unit_ranges_;
   bool unit_ranges_built_ = false;
   bool have_aranges_ = false;
+  std::unordered_map<Dwarf_Off, std::string> names_;  // by DIE offset
 };
 
 }  // namespace jitdump::symbols
