@@ -105,22 +105,12 @@ Dwarf_Die Definition(Dwarf_Die* die) {
   return current;
 }
 
-// A function's name as perf spells ELF symbols: its linkage name demangled, else its DWARF
-// name qualified by the namespaces and classes around its definition ("ns::(anonymous
-// namespace)::Inline", what the demangler makes of a linkage name).
-std::string DieName(Dwarf_Die* die) {
-  Dwarf_Attribute attr;
-  if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) != nullptr ||
-      dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr) != nullptr) {
-    if (const char* linkage = dwarf_formstring(&attr)) return DemangleLikePerf(linkage);
-  }
-  if (dwarf_attr_integrate(die, DW_AT_name, &attr) == nullptr) return {};
-  const char* name = dwarf_formstring(&attr);
-  if (name == nullptr) return {};
+// The namespaces and classes around a function's definition, as the demangler spells a
+// linkage name's ("ns::(anonymous namespace)::"): a walk of its unit from the start.
+std::string ScopePrefix(Dwarf_Die* definition) {
   std::string qualified;
-  Dwarf_Die definition = Definition(die);
   Dwarf_Die* scopes = nullptr;
-  const int count = dwarf_getscopes_die(&definition, &scopes);
+  const int count = dwarf_getscopes_die(definition, &scopes);
   // scopes[0] is the definition itself, the last its unit.
   for (int i = count - 1; i >= 1; --i) {
     const int tag = dwarf_tag(&scopes[i]);
@@ -133,7 +123,7 @@ std::string DieName(Dwarf_Die* die) {
     qualified += "::";
   }
   std::free(scopes);
-  return qualified + name;
+  return qualified;
 }
 
 // The file and line an inlined subroutine was called from (in its caller).
@@ -304,10 +294,25 @@ bool DwarfLines::CoveringPath(Dwarf_Die* cu, uint64_t vaddr, std::vector<Dwarf_D
   return true;
 }
 
+// A function's name as perf spells ELF symbols: its linkage name demangled, else its DWARF
+// name qualified by the namespaces and classes around its definition (what the demangler makes
+// of a linkage name). Once per DIE, and the qualification once per definition (a function
+// inlined in many places has one).
 const std::string& DwarfLines::NameOf(Dwarf_Die* die) {
   const auto [it, inserted] = names_.try_emplace(dwarf_dieoffset(die));
-  if (inserted) it->second = DieName(die);
-  return it->second;
+  if (!inserted) return it->second;
+  Dwarf_Attribute attr;
+  if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) != nullptr ||
+      dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr) != nullptr) {
+    if (const char* linkage = dwarf_formstring(&attr)) return it->second = DemangleLikePerf(linkage);
+  }
+  if (dwarf_attr_integrate(die, DW_AT_name, &attr) == nullptr) return it->second;
+  const char* name = dwarf_formstring(&attr);
+  if (name == nullptr) return it->second;
+  Dwarf_Die definition = Definition(die);
+  const auto [prefix, new_prefix] = prefixes_.try_emplace(dwarf_dieoffset(&definition));
+  if (new_prefix) prefix->second = ScopePrefix(&definition);
+  return it->second = prefix->second + name;
 }
 
 bool DwarfLines::Chain(uint64_t vaddr, std::vector<SourceFrame>* frames) {

@@ -46,7 +46,7 @@ class DwarfLines {
  private:
   DwarfLines() = default;
   bool FindUnit(uint64_t vaddr, Dwarf_Die* cu);
-  // DieName of a function's DIE, once per DIE: qualifying a name walks its unit from the start
+  // The name of a function's DIE, once per DIE: qualifying a name walks its unit from the start
   // (dwarf_getscopes_die), and the same functions come back in address after address.
   const std::string& NameOf(Dwarf_Die* die);
   // The DIEs that cover `vaddr`, outermost first, found the way dwarf_getscopes finds them (the
@@ -72,7 +72,8 @@ class DwarfLines {
   std::vector<UnitRange> unit_ranges_;
   bool unit_ranges_built_ = false;
   bool have_aranges_ = false;
-  std::unordered_map<Dwarf_Off, std::string> names_;  // by DIE offset
+  std::unordered_map<Dwarf_Off, std::string> names_;     // by DIE offset
+  std::unordered_map<Dwarf_Off, std::string> prefixes_;  // by definition DIE offset
   // A unit's children that have address ranges, in the unit's order, with their ranges.
   struct TopScope {
     Dwarf_Off offset = 0;
