@@ -4,7 +4,7 @@
 #include <charconv>
 
 #include "jitdump/report/line_stream.h"
-#include "jitdump/text.h"
+#include "jitdump/format/text.h"
 
 namespace jitdump::report {
 namespace {

@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "jitdump/format.h"
+#include "jitdump/format/dump_format.h"
 
 namespace jitdump::tool {
 

@@ -39,7 +39,7 @@
 #include "jitdump/report/profile_json.h"
 #include "jitdump/report/profile_reader.h"
 #include "jitdump/report/summary.h"
-#include "jitdump/safe_file.h"
+#include "jitdump/write/safe_file.h"
 #include "jitdump/tool/command.h"
 
 namespace jitdump::tool {
