@@ -1,6 +1,6 @@
 """Two `jitdump report --profile-json` profiles of one recording, compared sample by sample: the
-one read through perf script's text (perf evlist + perf script) and the one the perf.data reader
-(jitdump/perfdata/) builds without perf.
+one read from real `perf script` text of it (`jitdump report --script`) and the one the perf.data
+reader (jitdump/perfdata/) builds without perf.
 
 A sample is its process (pid, command, dump), its thread and its stack; the stacks must be the
 same frame for frame:
@@ -72,7 +72,7 @@ class Profile:
 
 def _empty(key) -> bool:
     """A sample perf script printed with no frame at all (perf 6.1 discards a call chain with an
-    invalid context marker): the perf script path makes it one unknown frame at address 0."""
+    invalid context marker): the report reading its text makes it one unknown frame at address 0."""
     return len(key[4]) == 1 and key[4][0] == ("unknown", "", "[unknown]" if key[4][0][2] else None)
 
 

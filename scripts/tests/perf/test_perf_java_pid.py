@@ -180,8 +180,7 @@ def visit_summary(ctx, run_dir: Path, pid: int) -> dict:
     report` on what it recorded."""
     if not (run_dir / "summary.json").exists():
         out = run_dir / "report-after-kill"
-        r = ctx.tool.run("report", str(run_dir / "perf.data"), "--dumps", str(run_dir / "jit"), "--perf", "perf",
-                         "-o", str(out))
+        r = ctx.tool.run("report", str(run_dir / "perf.data"), "--dumps", str(run_dir / "jit"), "-o", str(out))
         check(r.returncode == 0, f"jitdump report on the killed visit's recording: {r.stderr[-1000:]}")
         run_dir = out
     return jvm_entry(run_dir, pid)

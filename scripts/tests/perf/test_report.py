@@ -412,7 +412,7 @@ def test_report_javac_shares(ctx):
 @pytest.mark.meson(timeout=900)
 def test_report_dwarf(ctx):
     """--call-graph dwarf: the perf.data reader unwinds each sample's user stack copy itself
-    (libdwfl) where perf script used perf's unwinder; the profiles must be the same, and the
+    (libdwfl) where perf script uses perf's unwinder; the profiles must be the same, and the
     inlined callee still shows with its caller's call line at the leaf (DWARF unwinding stops at
     the first JIT frame: HotSpot's code has no CFI)."""
     classes, jvm_opts = two_callers(ctx)
@@ -420,7 +420,7 @@ def test_report_dwarf(ctx):
     ctx.perf_java("-o", run_dir, "-q", "-F", "499", "--call-graph", "dwarf,8192", "--", ctx.jdk.java, *jvm_opts,
                   "-cp", classes, "report.TwoCallers", "3")
     check_same_profiles(ctx, run_dir / "perf.data", "two-callers-dwarf")
-    m = model(ctx, run_dir / "perf.data", run_dir / "profile.json", "--reader", "perfdata")
+    m = model(ctx, run_dir / "perf.data", run_dir / "profile.json")
     leaf_inlined = m.count(lambda stack: [(n, k) for n, k, _ in stack[0]] == [(CALLEE, "inlined"), (INLINING, "compiled")])
     native_callers = m.count(lambda stack: any(chain and chain[0][1] == "native" for chain in stack[1:]))
     log(f"dwarf: {m.total} samples, {leaf_inlined} with the inlined callee at the leaf, {native_callers} with native "
@@ -434,8 +434,8 @@ def test_report_dwarf(ctx):
 @pytest.mark.meson(timeout=900)
 def test_report_compressed_and_pipe(ctx, cleanup):
     """`perf record -z` (COMPRESSED records: one zstd stream) and pipe mode (`perf record -o - |
-    jitdump report -`, with no perf on jitdump's PATH): the perf.data reader's profile is the perf
-    script path's, and the stream read from standard input gives the same as the file it was
+    jitdump report -`, with no perf on jitdump's PATH): the perf.data reader's profile is perf
+    script's, and the stream read from standard input gives the same as the file it was
     saved to."""
     classes, jvm_opts = two_callers(ctx)
     run_dir = fresh(ctx.work / "compressed-pipe")
@@ -457,7 +457,7 @@ def test_report_compressed_and_pipe(ctx, cleanup):
     tee = subprocess.Popen(["tee", saved], stdin=record.stdout, stdout=subprocess.PIPE)
     record.stdout.close()
     no_perf = dict(ctx.env, PATH="/nonexistent", PERF="/nonexistent/perf")
-    report_p = subprocess.run([ctx.tool.path, "report", "-", "-q", "--reader", "perfdata", "--profile-json",
+    report_p = subprocess.run([ctx.tool.path, "report", "-", "-q", "--profile-json",
                                run_dir / "stdin.json"], stdin=tee.stdout, capture_output=True, text=True,
                               env=no_perf, timeout=900)
     tee.stdout.close()
@@ -471,7 +471,7 @@ def test_report_compressed_and_pipe(ctx, cleanup):
     ctx.check(from_stdin.total > 500 and inlined >= 0.2 * from_stdin.total,
               f"pipe, no perf on PATH: {inlined} of {from_stdin.total} samples name the inlined callee")
     total, equal, diffs = same_profiles(ctx.tool.path, ctx.env, saved, run_dir / "pipe-file", "pipe")
-    ctx.check(total > 0 and equal == total, f"pipe mode saved to a file: perf.data reader = perf script path "
+    ctx.check(total > 0 and equal == total, f"pipe mode saved to a file: perf.data reader = perf script "
                                              f"({equal} of {total})")
     stdin_total, stdin_equal, _ = _compare(run_dir / "stdin.json", run_dir / "pipe-file" / "perfdata.json")
     # A stream is read once: samples taken before the agent mapped its dump (JVM start-up) cannot
