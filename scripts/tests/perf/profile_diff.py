@@ -38,6 +38,9 @@ class Profile:
         self.locations = data["locations"]
         self.samples = data["samples"]
         self.processes = data["processes"]
+        # Every compared stack as it was read, frame by frame with addresses (what the key leaves
+        # out), for printing differences.
+        self.shown = {}
 
     def frame(self, index: int, names: bool) -> tuple:
         loc = self.locations[index]
@@ -67,7 +70,18 @@ class Profile:
                 frames = frames[:vdso + 1]
             key = (p["pid"], p["command"], p["dump"], s["thread"], tuple(frames))
             out[key] += s["count"]
+            self.shown.setdefault(key, [self.show(i) for i in s["locations"]])
         return out
+
+    def show(self, index: int) -> str:
+        """One frame as text: address, kind, the function (the inline chain of a JIT frame,
+        innermost first) and its mapping."""
+        loc = self.locations[index]
+        names = [f"{self.functions[l['function']]['name']}"
+                 + (f":{l['line']}" if l["line"] else "") for l in loc["lines"]]
+        kind = self.functions[loc["lines"][0]["function"]]["kind"] if loc["lines"] else "?"
+        mapping = self.mappings[loc["mapping"]]["file"] if loc["mapping"] else ""
+        return f"{loc['address']:#x} {kind} {' < '.join(names)} ({mapping})"
 
 
 def _empty(key) -> bool:
@@ -81,16 +95,53 @@ def compare(perf_script: Path, perfdata: Path, names: bool = False) -> tuple[int
     the first differences). A sample perf script printed without frames, which the perf.data
     reader names by its sampled ip instead of an unknown frame at 0, counts as equal when the
     reader's profile has exactly as many samples left over."""
-    a = Profile(perf_script).stacks(names)
-    b = Profile(perfdata).stacks(names)
+    pa, pb = Profile(perf_script), Profile(perfdata)
+    a = pa.stacks(names)
+    b = pb.stacks(names)
     total = sum(a.values())
     equal = sum(min(n, b.get(key, 0)) for key, n in a.items())
     empty = sum(n for key, n in a.items() if _empty(key) and key not in b)
     if empty and sum(b.values()) - equal == empty and total - equal == empty:
         equal += empty
-    diffs = []
-    for key in sorted(set(a) | set(b), key=repr):
-        if a.get(key, 0) != b.get(key, 0) and len(diffs) < 12:
-            diffs.append(f"{a.get(key, 0)} via perf script, {b.get(key, 0)} via perf.data: pid {key[0]} "
-                         f"thread {key[3]!r}: " + " <- ".join(repr(f) for f in key[4][:8]))
-    return total, equal, diffs
+    return total, equal, _differences(pa, pb, a, b)
+
+
+def _differences(pa: Profile, pb: Profile, a: collections.Counter, b: collections.Counter, limit: int = 6) -> list:
+    """Each stack one side has more of, beside the other side's closest stack of the same thread
+    (the most frames in common from the leaf), frame by frame with addresses: the compared parts
+    first (marked where they differ), then what each side read beyond them."""
+    extra_a = {k: n - b.get(k, 0) for k, n in a.items() if n > b.get(k, 0)}
+    extra_b = {k: n - a.get(k, 0) for k, n in b.items() if n > a.get(k, 0)}
+
+    def common(x, y):
+        n = 0
+        while n < min(len(x[4]), len(y[4])) and x[4][n] == y[4][n]:
+            n += 1
+        return n
+
+    out = []
+    for key in sorted(extra_a, key=repr)[:limit]:
+        same_thread = [k for k in extra_b if k[:4] == key[:4]]
+        # Closest: the most compared frames in common from the leaf, then the most frames equal as
+        # printed (addresses and names, which the comparison may leave out), then the lengths.
+        other = max(same_thread, key=lambda k: (common(key, k), sum(x == y for x, y in zip(pa.shown[key], pb.shown[k])),
+                                                -abs(len(k[4]) - len(key[4]))), default=None)
+        at = common(key, other) if other else 0
+        lines = [f"{extra_a[key]} more via perf script than via perf.data: pid {key[0]} thread {key[3]!r}, "
+                 + (f"first difference at frame {at} (perf script: {len(key[4])} compared frames, perf.data's "
+                    f"closest stack of the thread: {len(other[4])})" if other else "perf.data has no other stack "
+                    "of this thread left over")]
+        left = pa.shown[key]
+        right = pb.shown[other] if other else []
+        for i in range(max(len(left), len(right))):
+            mark = "  " if other and i < at else "!!"
+            lines.append(f"  {mark} #{i:<3} perf script: {left[i] if i < len(left) else '-'}")
+            lines.append(f"         perf.data:   {right[i] if i < len(right) else '-'}")
+        out.append("\n".join(lines))
+    for key in sorted(extra_b, key=repr):
+        if len(out) >= 2 * limit:
+            break
+        if not any(k[:4] == key[:4] for k in extra_a):
+            out.append(f"{extra_b[key]} more via perf.data than via perf script: pid {key[0]} thread {key[3]!r}: "
+                       + " <- ".join(pb.shown[key]))
+    return out
