@@ -17,7 +17,10 @@ from __future__ import annotations
 import collections
 import json
 import re
+import subprocess
 from pathlib import Path
+
+from support.checks import log
 
 JIT_KINDS = {"compiled", "inlined", "interpreted", "stub"}
 PERF_MAP = re.compile(r"^/tmp/perf-\d+\.map$")
@@ -41,6 +44,8 @@ class Profile:
         # Every compared stack as it was read, frame by frame with addresses (what the key leaves
         # out), for printing differences.
         self.shown = {}
+        # Every compared stack's frames as (kind, file, file-relative pc), for _guessed_cut.
+        self.places = {}
 
     def frame(self, index: int, names: bool) -> tuple:
         loc = self.locations[index]
@@ -71,7 +76,18 @@ class Profile:
             key = (p["pid"], p["command"], p["dump"], s["thread"], tuple(frames))
             out[key] += s["count"]
             self.shown.setdefault(key, [self.show(i) for i in s["locations"]])
+            self.places.setdefault(key, [self.place(i) for i in locations[:len(frames)]])
         return out
+
+    def place(self, index: int) -> tuple:
+        loc = self.locations[index]
+        kind = self.functions[loc["lines"][0]["function"]]["kind"] if loc["lines"] else ""
+        if not loc["mapping"]:
+            return kind, "", loc["address"]
+        m = self.mappings[loc["mapping"]]
+        # perf script prints some addresses absolute, the reader file-relative ones.
+        rel = loc["address"] - m["start"] + m["offset"] if m["start"] <= loc["address"] < m["limit"] else loc["address"]
+        return kind, m["file"], rel
 
     def show(self, index: int) -> str:
         """One frame as text: address, kind, the function (the inline chain of a JIT frame,
@@ -82,6 +98,36 @@ class Profile:
         kind = self.functions[loc["lines"][0]["function"]]["kind"] if loc["lines"] else "?"
         mapping = self.mappings[loc["mapping"]]["file"] if loc["mapping"] else ""
         return f"{loc['address']:#x} {kind} {' < '.join(names)} ({mapping})"
+
+
+_FDE = re.compile(r"FDE cie=\S+ pc=([0-9a-f]+)\.\.([0-9a-f]+)")
+_cfi_ranges = {}
+
+
+def _has_cfi(path: str, pc: int) -> bool:
+    """Whether `path`'s .eh_frame or .debug_frame describes `pc` (readelf's FDE ranges), True when
+    the file cannot be read (nothing to conclude)."""
+    if path not in _cfi_ranges:
+        p = subprocess.run(["readelf", "--debug-dump=frames", path], capture_output=True, text=True, errors="replace")
+        _cfi_ranges[path] = [(int(a, 16), int(b, 16)) for a, b in _FDE.findall(p.stdout)] if p.returncode == 0 else None
+    ranges = _cfi_ranges[path]
+    return ranges is None or any(a <= pc < b for a, b in ranges)
+
+
+def _guessed_cut(profile: Profile, key) -> tuple:
+    """`key` cut after the caller of its first native frame whose pc no CFI describes (a stack
+    unwound from a --call-graph dwarf copy). There both unwinders guess through the frame pointer
+    and agree on the caller's pc, [rbp + 8], but not on its stack pointer: libdwfl (the reader)
+    takes rbp + 16, consistent with the frame whose saved rbp and return address it read; perf
+    6.1's libunwind keeps the guessed frame's CFA at rsp + 16 (x86_64 Gstep.c), so its frames
+    beyond are read from the wrong stack slots (met on a JVM's exit: _fini of libjvm.so, crti.o's
+    code without CFI, called from _dl_fini, whose frame pointer rbp is; perf went on to an //anon
+    address). Frames beyond that point are not comparable; `key` unchanged if there is none."""
+    frames = key[4]
+    for i, (kind, path, pc) in enumerate(profile.places[key][:len(frames) - 1]):
+        if kind == "native" and path.startswith("/") and not _has_cfi(path, pc):
+            return key[:4] + (frames[:i + 2],)
+    return key
 
 
 def _empty(key) -> bool:
@@ -103,6 +149,32 @@ def compare(perf_script: Path, perfdata: Path, names: bool = False) -> tuple[int
     empty = sum(n for key, n in a.items() if _empty(key) and key not in b)
     if empty and sum(b.values()) - equal == empty and total - equal == empty:
         equal += empty
+    # Stacks that differ only beyond a frame both unwinders had to guess (no CFI): equal up to it.
+    extra_a = {k: n - b.get(k, 0) for k, n in a.items() if n > b.get(k, 0) and not _empty(k)}
+    extra_b = {k: n - a.get(k, 0) for k, n in b.items() if n > a.get(k, 0)}
+    if extra_a and extra_b and len(extra_a) + len(extra_b) < 1000:
+        cut_a, cut_b = collections.Counter(), collections.Counter()
+        for k, n in extra_a.items():
+            cut_a[_guessed_cut(pa, k)] += n
+        for k, n in extra_b.items():
+            cut_b[_guessed_cut(pb, k)] += n
+        guessed = sum(min(n, cut_b.get(k, 0)) for k, n in cut_a.items() if k not in extra_a)
+        if guessed:
+            equal += guessed
+            log(f"{guessed} samples equal up to the caller of a frame without CFI, where perf's libunwind and the "
+                "reader's libdwfl guess differently (profile_diff._guessed_cut)")
+            for k, n in cut_a.items():
+                matched = min(n, cut_b.get(k, 0))
+                if matched and k not in extra_a:
+                    for old in [x for x in extra_a if _guessed_cut(pa, x) == k]:
+                        take = min(matched, extra_a[old])
+                        a[old] -= take
+                        matched -= take
+                    matched = min(n, cut_b.get(k, 0))
+                    for old in [x for x in extra_b if _guessed_cut(pb, x) == k]:
+                        take = min(matched, extra_b[old])
+                        b[old] -= take
+                        matched -= take
     return total, equal, _differences(pa, pb, a, b)
 
 
