@@ -480,3 +480,49 @@ def test_report_compressed_and_pipe(ctx, cleanup):
               f"pipe: standard input gives the profile of the saved stream but for start-up samples before the "
               f"dump's marker ({stdin_equal} of {stdin_total})")
     ctx.check.verify()
+
+
+@pytest.mark.meson(timeout=1500)
+def test_report_compressed_deep_stacks(ctx):
+    """`perf record --call-graph dwarf,65528 -z` (perf-java --interp=65528 -z's recording) of javac,
+    whose threads' stack copies fill whole compressed chunks: jitdump report reads every byte perf
+    record compressed (the reader's decompressed total is perf record's "original" size) and every
+    sample, and names interpreted frames. perf 6.1 itself stops at some of these recordings' first
+    COMPRESSED record whose content is larger than its decompression buffer ("Couldn't
+    decompress data"): through perf script, as the report read recordings before, they came out
+    empty (scripts/bench/interp-recording met one)."""
+    root, listing = ctx.javac_sources()
+    files = [line for line in listing.read_text().splitlines() if line.strip()][:120]
+    run_dir = fresh(ctx.work / "deep-z")
+    (run_dir / "jit").mkdir(parents=True)
+    (run_dir / "files.txt").write_text("\n".join(files) + "\n")
+    data = run_dir / "perf.data"
+    r = ctx.perf("record", "-k", "1", "-e", "cpu-clock", "-F", "999", "--call-graph", "dwarf,65528", "-z", "-o", data,
+                 "--", ctx.jdk.javac, f"-J-agentpath:{ctx.agent}=dir={run_dir / 'jit'},interp=on",
+                 "-J-XX:+PreserveFramePointer", "--patch-module", f"java.base={root}/java.base", "-d", run_dir / "out",
+                 "-nowarn", "-Xlint:none", "-Xmaxwarns", "1", "-Xmaxerrs", "1", "-implicit:none", "-proc:none",
+                 f"@{run_dir / 'files.txt'}", timeout=1200)
+    m = re.search(r"compressed \(original ([\d.]+) MB", r.stderr)
+    check(m is not None, f"perf record -z printed no original size: {r.stderr[-1000:]}")
+    original_mb = float(m.group(1))
+    summary_path = run_dir / "summary.json"
+    p = run([ctx.tool.path, "report", data, "-q", "--summary", summary_path], env=ctx.env, timeout=900)
+    summary = json.loads(summary_path.read_text())
+    info = json.loads(ctx.tool.run("perfdata", "--json", data).stdout.splitlines()[-1])
+    decompressed_mb = info["stats"]["decompressed_bytes"] / (1 << 20)
+    recording = summary["recording"]
+    walks = summary.get("interpreted_frames") or {}
+    perf_stats = ctx.perf("report", "-i", data, "--stats", check_rc=False, timeout=900)
+    perf_failed = "decompress" in perf_stats.stderr or perf_stats.returncode != 0
+    log(f"dwarf,65528 -z: perf record compressed {original_mb:.3f} MB; the reader decompressed {decompressed_mb:.3f} MB "
+        f"in {info['stats']['compressed']} COMPRESSED records; report: {recording['samples']} samples, "
+        f"warnings {recording['warnings']}; interpreted frames {walks}; perf report --stats "
+        f"{'failed: ' + perf_stats.stderr.strip()[-300:] if perf_failed else 'read it'}")
+    figure("report.deep_z.samples", recording["samples"])
+    ctx.check(info["stats"]["compressed"] > 0 and abs(decompressed_mb - original_mb) <= 0.001,
+              f"the reader decompressed {decompressed_mb:.3f} MB, perf record compressed {original_mb:.3f} MB")
+    ctx.check(recording["samples"] >= 1000 and not recording["damaged"],
+              f"jitdump report read {recording['samples']} samples, damaged {recording['damaged']}: {p.stderr[-500:]}")
+    ctx.check(recording["samples"] == info["counts"].get("SAMPLE"), "the report took every sample the reader read")
+    ctx.check(walks.get("named", 0) > 0, f"interpreted frames named in the deep stacks ({walks})")
+    ctx.check.verify()
