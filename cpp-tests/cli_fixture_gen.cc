@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cpp-tests/reader_test_builder.h"
-#include "jitdump/method_table_file.h"
+#include "jitdump/write/method_table_file.h"
 
 using jitdump::testing::Builder;
 

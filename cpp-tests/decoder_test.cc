@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cpp-tests/read_test_support.h"
-#include "jitdump/encoder.h"
+#include "jitdump/write/encoder.h"
 #include "jitdump/read/consumer_rules.h"
 #include "jitdump/read/queries.h"
 

@@ -1,6 +1,6 @@
 // The dump file: safe creation, perf's executable marker mapping, whole-record appends that
 // never leave a torn record, and every record type read back by the decoder.
-#include "jitdump/dump_file.h"
+#include "jitdump/write/dump_file.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -22,8 +22,8 @@
 
 #include "jitdump/read/consumer_rules.h"
 #include "jitdump/read/decoder.h"
-#include "jitdump/read/mapped_file.h"
-#include "jitdump/safe_file.h"
+#include "jitdump/read/regular_file.h"
+#include "jitdump/write/safe_file.h"
 
 namespace jitdump {
 namespace {

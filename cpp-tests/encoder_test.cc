@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "jitdump/encoder.h"
+#include "jitdump/write/encoder.h"
 
 namespace jitdump {
 namespace {

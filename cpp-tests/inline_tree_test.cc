@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "jitdump/encoder.h"
-#include "jitdump/format.h"
+#include "jitdump/write/encoder.h"
+#include "jitdump/format/dump_format.h"
 #include "jitdump/read/consumer_rules.h"
 #include "jitdump/read/decoder.h"
 #include "jitdump/read/problem.h"

@@ -1,4 +1,4 @@
-// The method table beside a dump (jitdump/method_table_file.h writes it, jitdump/read/
+// The method table beside a dump (jitdump/write/method_table_file.h writes it, jitdump/read/
 // method_table.h reads it): records round-trip, Find follows reuse and retirement by time,
 // line lookups follow the agent's rule, and damaged or hostile bytes give what can be read,
 // never a crash.
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cpp-tests/temp_dir_test.h"
-#include "jitdump/method_table_file.h"
+#include "jitdump/write/method_table_file.h"
 #include "jitdump/read/method_table.h"
 
 namespace jitdump {

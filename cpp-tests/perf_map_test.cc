@@ -1,4 +1,4 @@
-#include "jitdump/perf_map.h"
+#include "jitdump/write/perf_map.h"
 
 #include <gtest/gtest.h>
 

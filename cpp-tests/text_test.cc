@@ -1,6 +1,6 @@
-// jitdump/text.h: the rules the agent and the tool share (a path the agent expanded must be found
+// jitdump/format/text.h: the rules the agent and the tool share (a path the agent expanded must be found
 // again by the report).
-#include "jitdump/text.h"
+#include "jitdump/format/text.h"
 
 #include <gtest/gtest.h>
 

@@ -15,7 +15,7 @@
 #include <span>
 #include <string_view>
 
-#include "jitdump/encoder.h"
+#include "jitdump/write/encoder.h"
 
 namespace jitdump_agent {
 

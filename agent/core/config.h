@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "agent/core/options.h"
-#include "jitdump/text.h"
+#include "jitdump/format/text.h"
 
 namespace jitdump_agent {
 
@@ -35,7 +35,7 @@ using ConfigReader = std::string (*)(const std::string& path, std::string* conte
 ParseResult LoadOptions(std::string_view command_line, const char* environment, ConfigReader read_file,
                         Options& options);
 
-// "%p" in a path option is the JVM's pid (jitdump/text.h: the report expands it the same way).
+// "%p" in a path option is the JVM's pid (jitdump/format/text.h: the report expands it the same way).
 using jitdump::ExpandPid;
 
 }  // namespace jitdump_agent

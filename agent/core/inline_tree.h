@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "agent/core/line_map.h"
-#include "jitdump/encoder.h"
+#include "jitdump/write/encoder.h"
 
 namespace jitdump_agent {
 

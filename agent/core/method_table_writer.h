@@ -1,4 +1,4 @@
-// The writer thread's method table (jitdump/method_table_format.h): DUMP.methods beside the
+// The writer thread's method table (jitdump/format/method_table_format.h): DUMP.methods beside the
 // dump, naming every method that can run interpreted by its Method*, so that `jitdump report`
 // can name HotSpot's interpreted frames in perf's stack copies.
 //
@@ -37,8 +37,8 @@
 #include "agent/core/code_event.h"
 #include "agent/core/interpreter_layout.h"
 #include "agent/core/stats.h"
-#include "jitdump/method_table_file.h"
-#include "jitdump/safe_file.h"
+#include "jitdump/write/method_table_file.h"
+#include "jitdump/write/safe_file.h"
 
 namespace jitdump_agent {
 

@@ -5,7 +5,7 @@
 #include <charconv>
 #include <limits>
 
-#include "jitdump/text.h"
+#include "jitdump/format/text.h"
 
 namespace jitdump_agent {
 namespace {

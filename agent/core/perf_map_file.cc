@@ -8,8 +8,8 @@
 
 #include <cerrno>
 
-#include "jitdump/perf_map.h"
-#include "jitdump/safe_file.h"
+#include "jitdump/write/perf_map.h"
+#include "jitdump/write/safe_file.h"
 
 namespace jitdump_agent {
 

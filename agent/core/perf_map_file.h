@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "jitdump/safe_file.h"
-#include "jitdump/status.h"
+#include "jitdump/write/safe_file.h"
+#include "jitdump/format/status.h"
 
 namespace jitdump_agent {
 

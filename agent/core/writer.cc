@@ -20,8 +20,8 @@
 #include "agent/core/clock.h"
 #include "agent/core/log.h"
 #include "agent/core/method_cache.h"
-#include "jitdump/format.h"
-#include "jitdump/safe_file.h"
+#include "jitdump/format/dump_format.h"
+#include "jitdump/write/safe_file.h"
 
 namespace jitdump_agent {
 namespace {

@@ -33,8 +33,8 @@
 #include "agent/core/perf_map_file.h"
 #include "agent/core/record_queue.h"
 #include "agent/core/stats.h"
-#include "jitdump/dump_file.h"
-#include "jitdump/safe_file.h"
+#include "jitdump/write/dump_file.h"
+#include "jitdump/write/safe_file.h"
 
 namespace jitdump_agent {
 

@@ -39,7 +39,7 @@
 #include "agent/core/log.h"
 #include "agent/core/process_claim.h"
 #include "agent/core/vm_structs.h"
-#include "jitdump/safe_file.h"
+#include "jitdump/write/safe_file.h"
 
 namespace jitdump_agent {
 namespace {

@@ -24,7 +24,7 @@
 #include "agent/core/record_queue.h"
 #include "agent/core/stats.h"
 #include "agent/core/writer.h"
-#include "jitdump/safe_file.h"
+#include "jitdump/write/safe_file.h"
 
 namespace jitdump_agent {
 
@@ -52,7 +52,7 @@ struct Session {
   std::unique_ptr<JvmtiLoadNaming> naming;
   std::unique_ptr<JvmResolver> resolver;
   std::atomic<bool> stats_written{false};
-  // The directory of stats=PATH, held from the start (jitdump/safe_file.h).
+  // The directory of stats=PATH, held from the start (jitdump/write/safe_file.h).
   jitdump::HeldDirectory stats_dir;
   // When the session started (CLOCK_REALTIME): a file of ours written since is not stale.
   int64_t start_realtime_ns = 0;

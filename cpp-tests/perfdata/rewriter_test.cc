@@ -1,5 +1,5 @@
 // Renaming MMAP file names in a copy of a recording (what `jitdump retarget-markers` and
-// scripts/collect do): the renamed records read back with their new names and trailers, every
+// scripts/bin/collect do): the renamed records read back with their new names and trailers, every
 // other record and feature is the same, the file format's data size and feature offsets follow
 // the change, a -z recording comes out decompressed, a stream stays a stream, and damaged input
 // is refused.

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cpp-tests/reader_test_builder.h"
-#include "jitdump/method_table_file.h"
+#include "jitdump/write/method_table_file.h"
 #include "jitdump/read/decoder.h"
 #include "jitdump/report/interpreted_frames.h"
 

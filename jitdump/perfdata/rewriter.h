@@ -1,5 +1,5 @@
 // Copies a perf.data recording record by record, in file order, with the file names of some
-// MMAP/MMAP2 records changed: what `jitdump retarget-markers` (and through it scripts/collect)
+// MMAP/MMAP2 records changed: what `jitdump retarget-markers` (and through it scripts/bin/collect)
 // does so that `perf inject --jit` finds the dumps of JVMs that ran in containers. Everything
 // else is copied as it is: the header, the events and their ids, every other record, the
 // feature sections (their offsets moved by what the data section grew or shrank). COMPRESSED

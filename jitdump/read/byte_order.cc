@@ -1,4 +1,4 @@
-// Byte swapping of every on-disk struct of format.h, field by field (byte_order.h).
+// Byte swapping of every on-disk struct of dump_format.h, field by field (byte_order.h).
 #include "jitdump/read/byte_order.h"
 
 namespace jitdump {

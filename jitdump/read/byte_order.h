@@ -1,4 +1,4 @@
-// Reading the structs of format.h out of a dump in either byte order. A producer writes every
+// Reading the structs of dump_format.h out of a dump in either byte order. A producer writes every
 // multi-byte field in its own byte order (the magic tells which); a reader copies the struct out
 // of the file and, when the file is cross-endian, swaps each of its fields in place.
 #pragma once
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <span>
 
-#include "jitdump/format.h"
+#include "jitdump/format/dump_format.h"
 
 namespace jitdump {
 

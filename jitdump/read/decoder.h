@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <span>
 
-#include "jitdump/status.h"
+#include "jitdump/format/status.h"
 
 #include "jitdump/read/dump.h"
 

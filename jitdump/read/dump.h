@@ -13,7 +13,7 @@
 #include <variant>
 #include <vector>
 
-#include "jitdump/format.h"
+#include "jitdump/format/dump_format.h"
 #include "jitdump/read/problem.h"
 
 namespace jitdump {

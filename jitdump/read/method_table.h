@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "jitdump/method_table_format.h"
+#include "jitdump/format/method_table_format.h"
 #include "jitdump/read/problem.h"
 
 namespace jitdump {

@@ -20,7 +20,7 @@ class RecordBytes {
   RecordBytes(std::span<const uint8_t> data, bool cross_endian, uint64_t base = 0)
       : data_(data), cross_endian_(cross_endian), base_(base) {}
 
-  // A format.h struct (or a plain field) at file offset `offset`, in host byte order.
+  // A dump_format.h struct (or a plain field) at file offset `offset`, in host byte order.
   template <typename T>
   T Read(uint64_t offset) const {
     return ReadStruct<T>(data_, offset - base_, cross_endian_);

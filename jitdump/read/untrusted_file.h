@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "jitdump/status.h"
+#include "jitdump/format/status.h"
 
 namespace jitdump {
 

@@ -1,7 +1,7 @@
 // Where the dump a marker names is on this machine. The marker holds the path the JVM used,
 // which is right on the host for a JVM in perf's own namespaces, but for a container it names a
 // file inside the container: there the dump is reachable through /proc/<pid>/root while the
-// JVM lives, or as a copy `scripts/collect watch` made (named by the host pid, its pid
+// JVM lives, or as a copy `scripts/bin/collect watch` made (named by the host pid, its pid
 // fields rewritten) or a user copied (named by the container's pid) into a --dumps directory.
 #pragma once
 

@@ -6,7 +6,7 @@
 
 #include "jitdump/report/flamegraph_options.h"
 #include "jitdump/report/profile.h"
-#include "jitdump/status.h"
+#include "jitdump/format/status.h"
 
 namespace jitdump::report {
 

@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #include "jitdump/report/sample_leaf.h"
-#include "jitdump/text.h"
+#include "jitdump/format/text.h"
 
 namespace jitdump::report {
 namespace {

@@ -1,7 +1,7 @@
 #include "jitdump/report/perf_script.h"
 
 #include <algorithm>
-#include "jitdump/text.h"
+#include "jitdump/format/text.h"
 
 namespace jitdump::report {
 namespace {

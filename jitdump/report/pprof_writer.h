@@ -5,7 +5,7 @@
 #include <ostream>
 
 #include "jitdump/report/profile.h"
-#include "jitdump/status.h"
+#include "jitdump/format/status.h"
 
 namespace jitdump::report {
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "jitdump/report/profile.h"
-#include "jitdump/status.h"
+#include "jitdump/format/status.h"
 
 namespace jitdump::report {
 

@@ -31,7 +31,7 @@
 namespace jitdump::report {
 
 struct ReadOptions {
-  // Directories holding dumps collected elsewhere (scripts/collect, kubectl cp): see
+  // Directories holding dumps collected elsewhere (scripts/bin/collect, kubectl cp): see
   // dump_locator.h.
   std::vector<std::string> dump_dirs;
   // perf already moved return addresses onto the call instruction (DWARF unwinding does).

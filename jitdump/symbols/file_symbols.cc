@@ -6,7 +6,7 @@
 #include "jitdump/symbols/dwarf_lines.h"
 #include "jitdump/symbols/elf_symbols.h"
 #include "jitdump/symbols/mini_debuginfo.h"
-#include "jitdump/text.h"
+#include "jitdump/format/text.h"
 
 namespace jitdump::symbols {
 namespace {

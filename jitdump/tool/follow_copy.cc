@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "jitdump/format.h"
+#include "jitdump/format/dump_format.h"
 #include "jitdump/read/byte_order.h"
 
 namespace jitdump::tool {

@@ -1,7 +1,7 @@
 // `jitdump copy`: copies a jitdump its producer may still be appending to, whole records at a
 // time, optionally rewriting the pid fields on the way.
 //
-// scripts/collect uses it to give host-side perf a dump written by a JVM in another pid
+// scripts/bin/collect uses it to give host-side perf a dump written by a JVM in another pid
 // namespace: the copy is named and stamped with the host pid (the header's pid and the pid/tid
 // of every CODE_LOAD and CODE_MOVE), so `perf inject --jit` attributes the code to the host
 // process. The source is read with pread at growing offsets and a record is copied only once
@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "jitdump/format.h"
+#include "jitdump/format/dump_format.h"
 
 namespace jitdump::tool {
 

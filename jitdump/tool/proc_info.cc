@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "jitdump/read/untrusted_file.h"
-#include "jitdump/safe_file.h"
+#include "jitdump/write/safe_file.h"
 
 namespace jitdump::tool {
 namespace {

@@ -15,7 +15,7 @@
 #include <memory>
 
 #include "jitdump/report/printable.h"
-#include "jitdump/safe_file.h"
+#include "jitdump/write/safe_file.h"
 #include "jitdump/tool/follow_copy.h"
 
 namespace jitdump::tool {

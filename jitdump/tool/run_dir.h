@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "jitdump/status.h"
+#include "jitdump/format/status.h"
 
 namespace jitdump::tool {
 

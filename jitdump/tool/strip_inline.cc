@@ -12,10 +12,10 @@
 #include <cstring>
 #include <string_view>
 
-#include "jitdump/format.h"
+#include "jitdump/format/dump_format.h"
 #include "jitdump/read/decoder.h"
-#include "jitdump/read/mapped_file.h"
-#include "jitdump/safe_file.h"
+#include "jitdump/read/regular_file.h"
+#include "jitdump/write/safe_file.h"
 
 namespace jitdump::tool {
 namespace {

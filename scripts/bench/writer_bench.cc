@@ -26,7 +26,7 @@
 #include "agent/core/record_queue.h"
 #include "agent/core/writer.h"
 #include "bench_common.h"
-#include "jitdump/encoder.h"
+#include "jitdump/write/encoder.h"
 
 namespace {
 

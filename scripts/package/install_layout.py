@@ -15,8 +15,8 @@ import os
 import sys
 
 MARKER = "install-layout"
-CHECKOUT_AGENT = "../build/agent/libjitdumpagent.so"
-CHECKOUT_TOOL = "../build/jitdump/tool/jitdump"
+CHECKOUT_AGENT = "../../build/agent/libjitdumpagent.so"
+CHECKOUT_TOOL = "../../build/jitdump/tool/jitdump"
 
 
 def main(argv):

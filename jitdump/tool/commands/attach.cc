@@ -1,5 +1,5 @@
 // `jitdump attach [--agent PATH] [--force] PID [OPTIONS]`: loads the agent into a running JVM
-// (scripts/attach, installed as jitdump-attach, and perf-java -p call it). jvm_attach.h talks
+// (scripts/bin/attach, installed as jitdump-attach, and perf-java -p call it). jvm_attach.h talks
 // to the JVM; this file decides whether to, and says what happened.
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,6 +1,6 @@
 // `jitdump copy [--follow] [--pid PID] SOURCE DEST`: copies a jitdump whole records at a time,
 // optionally while its producer is still writing it, and optionally stamped with another pid
-// (follow_copy.h does the work; scripts/collect runs it for JVMs in containers).
+// (follow_copy.h does the work; scripts/bin/collect runs it for JVMs in containers).
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>

@@ -2,7 +2,7 @@
 #include <cstdio>
 #include <string>
 
-#include "jitdump/perf_map.h"
+#include "jitdump/write/perf_map.h"
 #include "jitdump/read/queries.h"
 #include "jitdump/tool/command.h"
 

@@ -38,7 +38,7 @@
 #include "jitdump/report/profile_json.h"
 #include "jitdump/report/profile_reader.h"
 #include "jitdump/report/summary.h"
-#include "jitdump/safe_file.h"
+#include "jitdump/write/safe_file.h"
 #include "jitdump/tool/command.h"
 
 namespace jitdump::tool {
@@ -64,7 +64,7 @@ constexpr char kUsage[] =
     "                     profile itself (functions, locations with inline chains, stacks) as JSON\n"
     "  --annotate         frame-kind suffixes in the folded stacks\n"
     "  --dumps DIR        also look for jit-<pid>.dump in DIR and in DIR/jit-<pid>-N/ (repeatable):\n"
-    "                     dumps copied from containers (scripts/collect watch names them by the\n"
+    "                     dumps copied from containers (scripts/bin/collect watch names them by the\n"
     "                     host pid; a copy named by the container's pid works when that pid is\n"
     "                     unique or the recording names its jit-<pid>-N subdirectory)\n"
     "  --stats PATTERN    the agents' stats= files, %p standing for the JVM's pid\n"

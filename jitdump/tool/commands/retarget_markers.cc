@@ -1,6 +1,6 @@
 // `jitdump retarget-markers IN OUT --marker PID=PATH...`: a copy of a perf recording in which
 // the jitdump markers (the mmap of jit-<N>.dump each JVM's agent makes) of the given processes
-// name another file. scripts/collect points the markers of JVMs that ran in containers at the
+// name another file. scripts/bin/collect points the markers of JVMs that ran in containers at the
 // host copies of their dumps, so that `perf inject --jit` finds them (perf 6.1 ignores the
 // marker of an exited JVM of another pid namespace), and hides the markers of processes nobody
 // asked about. The copy is otherwise the recording as it was (jitdump/perfdata/rewriter.h).

@@ -13,7 +13,7 @@
 #include "jitdump/report/perf_data_source.h"
 #include "jitdump/report/printable.h"
 #include "jitdump/report/process_map.h"
-#include "jitdump/safe_file.h"
+#include "jitdump/write/safe_file.h"
 #include "jitdump/tool/command.h"
 #include "jitdump/tool/proc_info.h"
 #include "jitdump/tool/run_dir.h"

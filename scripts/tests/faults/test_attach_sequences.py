@@ -1,12 +1,12 @@
-"""scripts/attach after a failed attach, and a second load with other options (issue #13, item 11).
+"""scripts/bin/attach after a failed attach, and a second load with other options (issue #13, item 11).
 
-One JVM, attached to four times with scripts/attach:
-1. a typo (names=bogus): the agent disables itself; scripts/attach exits non-zero saying nothing
+One JVM, attached to four times with scripts/bin/attach:
+1. a typo (names=bogus): the agent disables itself; scripts/bin/attach exits non-zero saying nothing
    will be written; the JVM's stderr names the bad option;
 2. an unusable dir= (a path under a regular file): the same, the JVM's stderr naming the path;
-3. the corrected options: scripts/attach exits 0 and names the dump it writes (before the fix it
+3. the corrected options: scripts/bin/attach exits 0 and names the dump it writes (before the fix it
    refused this one as "already loaded" and exited 0 while nothing was written);
-4. other options while the agent runs: scripts/attach exits non-zero saying the options were not
+4. other options while the agent runs: scripts/bin/attach exits non-zero saying the options were not
    applied and how to change them; with --force the load reaches the agent, which keeps its
    options and says so in one warning naming both option strings and the way out (stop first).
 Then the JVM finishes: exit 0, output intact, the one dump valid and closed, holding the code
@@ -32,7 +32,7 @@ def test_attach_sequences(ctx) -> None:
     wait_line(proc, "READY", timeout=120)
 
     def attach(options: str, force: bool = False) -> subprocess.CompletedProcess:
-        command = [str(ctx.scripts / "attach"), "--agent", str(ctx.agent), *(["--force"] if force else []),
+        command = [str(ctx.scripts / "bin" / "attach"), "--agent", str(ctx.agent), *(["--force"] if force else []),
                    str(proc.pid), options]
         r = subprocess.run(command, capture_output=True, text=True, timeout=120)
         log(f"$ attach {options}{' --force' if force else ''}: exit {r.returncode}\n{r.stdout}{r.stderr}".rstrip())
@@ -52,7 +52,7 @@ def test_attach_sequences(ctx) -> None:
                                  ("unusable dir=", f"dir={blocker}/sub", str(blocker))):
         r = attach(options)
         check(r.returncode != 0 and "nothing will be written" in r.stderr,
-              f"{what}: scripts/attach should exit non-zero saying nothing will be written", r.stdout + r.stderr)
+              f"{what}: scripts/bin/attach should exit non-zero saying nothing will be written", r.stdout + r.stderr)
         lines = new_agent_lines(seen)
         check(any("error" in line and named in line for line in lines), f"{what}: the JVM's stderr should name {named}",
               "\n".join(lines))
@@ -65,10 +65,10 @@ def test_attach_sequences(ctx) -> None:
     r = attach(f"dir={other}")
     check(r.returncode != 0 and "already runs" in r.stdout and "not applied" in r.stderr
           and f"stop it first (jitdump-attach {proc.pid} stop)" in r.stderr,
-          "other options while running: scripts/attach should exit non-zero saying they were not applied",
+          "other options while running: scripts/bin/attach should exit non-zero saying they were not applied",
           r.stdout + r.stderr)
     r = attach(f"dir={other}", force=True)
-    check(r.returncode != 0 and "not applied" in r.stderr, "--force: scripts/attach should still say so",
+    check(r.returncode != 0 and "not applied" in r.stderr, "--force: scripts/bin/attach should still say so",
           r.stdout + r.stderr)
     lines = new_agent_lines(seen)
     check(len(lines) == 1 and "warning: already running in this JVM" in lines[0] and f"dir={out}" in lines[0]

@@ -128,7 +128,7 @@ def start_spin(ctx, user: User, cleanup, seconds: int = 120, java: str | None = 
 
 
 def perf_java(ctx, *args, env=None, timeout=300, **kwargs) -> subprocess.CompletedProcess:
-    command = [str(ctx.scripts / "perf-java"), *[str(a) for a in args]]
+    command = [str(ctx.scripts / "bin" / "perf-java"), *[str(a) for a in args]]
     r = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
                        env=env or perf.env(ctx.work / "home"), **kwargs)
     log(f"$ perf-java {' '.join(map(str, args))}: exit {r.returncode}\n{r.stdout}{r.stderr}".rstrip())
@@ -335,7 +335,7 @@ def test_root_visit_attach(ctx, alice, cleanup):
         fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
 
     try:
-        p = subprocess.Popen([str(ctx.scripts / "perf-java"), "-q", "-p", str(jvm.pid), "-o", str(run_dir), "-d", "2"],
+        p = subprocess.Popen([str(ctx.scripts / "bin" / "perf-java"), "-q", "-p", str(jvm.pid), "-o", str(run_dir), "-d", "2"],
                              stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
                              preexec_fn=controlling_terminal)
         cleanup.kill(p)

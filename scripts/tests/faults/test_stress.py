@@ -5,7 +5,7 @@ each case until 100k+ compilations (minutes).
 A. -Xcomp, agent from the start: nothing lost (lost.total is only events after close), the
    stats' written counts equal the dump's record counts, classes were unloaded (unload events),
    the queue stayed within its budget, the dump is valid and closed.
-B. Late attach (scripts/attach, i.e. jcmd JVMTI.agent_load) into a JVM already churning: the
+B. Late attach (scripts/bin/attach, i.e. jcmd JVMTI.agent_load) into a JVM already churning: the
    same, plus replayed events.
 C. A 256 KiB budget (the smallest) with overflow=wait under -Xcomp, so the queue is full most of the time and
    VMDeath arrives while it is full: the JVM exits promptly (no deadlock), the dump is valid and
@@ -79,7 +79,7 @@ def test_stress(ctx) -> None:
     proc = ctx.jvm.start("Stress", seconds, threads, gate, jvm_args=[*jvm, *(xcomp if ctx.long else [])])
     check(wait_for(lambda: b"READY" in proc.out_path.read_bytes() or proc.poll() is not None, 600),
           "B: the workload never reached READY", proc.err_path.read_text(errors="replace"))
-    r = subprocess.run([str(ctx.scripts / "attach"), "--agent", str(ctx.agent), str(proc.pid),
+    r = subprocess.run([str(ctx.scripts / "bin" / "attach"), "--agent", str(ctx.agent), str(proc.pid),
                         f"dir={out},stats={stats_path}"], capture_output=True, text=True, timeout=300)
     gate.touch()
     check(r.returncode == 0, f"B: attach failed (exit {r.returncode})", r.stdout + r.stderr)

@@ -7,12 +7,12 @@ mask in place (every JVM thread created afterwards inherited it: SigBlk fffffffe
 of HotSpot's own), left a header-only dump, kept the JVMTI environment and the one-agent claim,
 so a later attach was ignored.
 
-Twice, with -agentpath at start-up and with a late attach (scripts/attach) into a JVM without
+Twice, with -agentpath at start-up and with a late attach (scripts/bin/attach) into a JVM without
 the agent: the shim refuses one thread; the agent says in one error line that it cannot start
 its writer and is disabled; the output directory holds no dump; no JVM thread blocks more
 signals than the same JVM's threads do without the agent (/proc/PID/task/*/status SigBlk, read
-while the program waits); the failed attach makes scripts/attach exit non-zero. Then a
-scripts/attach with other options succeeds (the claim was released), the JVM finishes its work
+while the program waits); the failed attach makes scripts/bin/attach exit non-zero. Then a
+scripts/bin/attach with other options succeeds (the claim was released), the JVM finishes its work
 (exit 0, output intact) and the attached agent's dump is valid, closed and holds the code
 compiled after the attach.
 """
@@ -68,7 +68,7 @@ def test_thread_refused(ctx, build) -> None:
             wait_line(proc, "READY", timeout=120)
             r = attach(ctx, proc.pid, f"dir={refused_dir}")
             check(r.returncode != 0 and "nothing will be written" in r.stderr,
-                  f"{how}: scripts/attach should exit non-zero when the agent could not start", r.stdout + r.stderr)
+                  f"{how}: scripts/bin/attach should exit non-zero when the agent could not start", r.stdout + r.stderr)
         stderr = proc.err_path.read_text(errors="replace")
         check("writer_faults: refused pthread_create" in stderr, f"{how}: the shim refused no thread", stderr)
         lines = agent_lines(stderr)
@@ -97,7 +97,7 @@ def test_thread_refused(ctx, build) -> None:
 
 
 def attach(ctx, pid: int, options: str) -> subprocess.CompletedProcess:
-    r = subprocess.run([str(ctx.scripts / "attach"), "--agent", str(ctx.agent), str(pid), options],
+    r = subprocess.run([str(ctx.scripts / "bin" / "attach"), "--agent", str(ctx.agent), str(pid), options],
                        capture_output=True, text=True, timeout=120)
     log(f"$ attach {options}: exit {r.returncode}\n{r.stdout}{r.stderr}".rstrip())
     return r

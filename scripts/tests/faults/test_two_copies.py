@@ -8,9 +8,9 @@ as "stale", and both stats claimed nothing lost.
 Expected: exactly one copy runs; the other prints one warning (another copy already runs; this
 one stays inactive) and touches no file: its dir= is never created, its stats file never
 written. The running copy's dump is valid, closed, holds what its stats count as written, nothing
-lost. The JVM exits 0 with its output intact. Then a late attach of the copy (scripts/attach
+lost. The JVM exits 0 with its output intact. Then a late attach of the copy (scripts/bin/attach
 --force) into a JVM running the original: the same warning on the JVM's stderr, nothing of the
-copy's options created, scripts/attach exits non-zero saying the options were not applied.
+copy's options created, scripts/bin/attach exits non-zero saying the options were not applied.
 """
 import shutil
 import subprocess
@@ -64,7 +64,7 @@ def late_attach_of_a_copy(ctx, copy) -> None:
     jvm_args = ["-XX:+EnableDynamicAgentLoading"] if ctx.jvm.jdk.feature >= 21 else []
     proc = ctx.start_java(f"dir={out}", "Work", ROUNDS, "return", gate, jvm_args=jvm_args)
     wait_line(proc, "READY", timeout=120)
-    r = subprocess.run([str(ctx.scripts / "attach"), "--agent", str(copy), "--force", str(proc.pid), f"dir={other}"],
+    r = subprocess.run([str(ctx.scripts / "bin" / "attach"), "--agent", str(copy), "--force", str(proc.pid), f"dir={other}"],
                        capture_output=True, text=True, timeout=120)
     check(r.returncode != 0 and "not applied" in r.stderr,
           f"attach of a second copy: expected a non-zero exit saying the options were not applied (exit {r.returncode})",

@@ -81,9 +81,9 @@ def test_hotspot(build, agent, tool, jdk, work, soft):
     home = work / "home"
     env = clean_env(HOME=str(home), XDG_RUNTIME_DIR=str(home), LC_ALL="C",
                     HOTSPOT_PERFPARSER=str(wrapper), JITDUMPAGENT_TOOL=str(tool.path))
-    log("Hotspot under Xvfb: scripts/hotspot-view " + str(run_dir))
+    log("Hotspot under Xvfb: scripts/bin/hotspot-view " + str(run_dir))
     r = run(["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", "python3", HERE / "hotspot_session.py",
-             out, "perf.data - Hotspot", "180", "--", build.scripts / "hotspot-view", run_dir],
+             out, "perf.data - Hotspot", "180", "--", build.scripts / "bin" / "hotspot-view", run_dir],
             check_rc=False, env=env, timeout=400)
     windows = (out / "windows.txt").read_text() if (out / "windows.txt").exists() else ""
     gui_out = (out / "gui.out").read_text(errors="replace") if (out / "gui.out").exists() else ""
@@ -135,7 +135,7 @@ def test_hotspot_same_pid(build, agent, tool, jdk, work, soft):
     moved.parent.mkdir()
     dumps[0].rename(moved)
     env = clean_env(JITDUMPAGENT_TOOL=str(tool.path), LC_ALL="C")
-    view = build.scripts / "hotspot-view"
+    view = build.scripts / "bin" / "hotspot-view"
 
     # Only the subdirectory's dump: its perf map, and Hotspot's parser names the demo's methods.
     r = run([view, "--prepare", run_dir], check_rc=False, env=env)

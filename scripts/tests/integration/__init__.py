@@ -1,3 +1,3 @@
 """The integration suite: real JVMs against the built agent, late attach with jcmd
-(scripts/attach), JAVA_TOOL_OPTIONS, option sources, perf maps, and JVMs in their own pid and
-mount namespaces profiled with real perf (scripts/collect)."""
+(scripts/bin/attach), JAVA_TOOL_OPTIONS, option sources, perf maps, and JVMs in their own pid and
+mount namespaces profiled with real perf (scripts/bin/collect)."""

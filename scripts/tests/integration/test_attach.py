@@ -1,4 +1,4 @@
-"""Late attach (scripts/attach, i.e. jcmd JVMTI.agent_load): what was compiled before the attach
+"""Late attach (scripts/bin/attach, i.e. jcmd JVMTI.agent_load): what was compiled before the attach
 is replayed, a second load does not double the output, JDK 21+'s refusal is explained, and a
 JVM of another user gets files of that user."""
 import os
@@ -30,8 +30,8 @@ def replay(jvm, build, tool, work):
     out = work / "out"
     before = codelist(jvm.jdk.jcmd, pid)
     r = attach(build.scripts, jvm.agent, pid, f"dir={out}")
-    check(r.returncode == 0, "scripts/attach failed")
-    check("writing " in r.stdout, "scripts/attach did not confirm the dump")
+    check(r.returncode == 0, "scripts/bin/attach failed")
+    check("writing " in r.stdout, "scripts/bin/attach did not confirm the dump")
     after = codelist(jvm.jdk.jcmd, pid)
     stop.touch()
     rc, _, err = finish(p)
@@ -75,7 +75,7 @@ def test_attach_replay_jdk21plus(newest_jvm, build, tool, work):
 
 
 def test_attach_refused_jdk21plus(newest_jvm, build, work):
-    """-XX:-EnableDynamicAgentLoading: scripts/attach fails clearly, the JVM runs on."""
+    """-XX:-EnableDynamicAgentLoading: scripts/bin/attach fails clearly, the JVM runs on."""
     p, pid, stop = start_workload(newest_jvm, work, jvm_args=["-XX:-EnableDynamicAgentLoading"])
     r = attach(build.scripts, newest_jvm.agent, pid, f"dir={work / 'out'}")
     check(r.returncode != 0, "attach should fail")
@@ -147,7 +147,7 @@ def test_attach_after_agentpath(jvm, build, tool, work):
     p, pid, stop = start_workload(jvm, work, jvm_args=[jvm.agent_arg(f"dir={first},perfmap={first}")])
     r = attach(build.scripts, jvm.agent, pid, f"dir={second},perfmap={second}")
     check(r.returncode != 0 and "already runs" in r.stdout and "not applied" in r.stderr,
-          "scripts/attach should notice the running agent and say the options were not applied")
+          "scripts/bin/attach should notice the running agent and say the options were not applied")
     r = attach(build.scripts, jvm.agent, pid, f"dir={second},perfmap={second},log=info", force=True)
     check(r.returncode != 0 and "not applied" in r.stderr, "a forced attach should say its options were ignored")
     err = check_single_output(tool, p, stop, first, second)

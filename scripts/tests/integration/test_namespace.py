@@ -1,7 +1,7 @@
 """A JVM as pid 1 of its own pid+mount namespaces with a private /tmp (as in a container),
 profiled by perf on the host: what perf 6.1 resolves by itself while the JVM lives, what it
-cannot after the JVM exits, and how scripts/collect (watch, inject) closes that gap; and
-scripts/attach into such a JVM."""
+cannot after the JVM exits, and how scripts/bin/collect (watch, inject) closes that gap; and
+scripts/bin/attach into such a JVM."""
 import os
 import re
 import signal
@@ -78,7 +78,7 @@ def stop_perf_record(record):
 
 def test_namespace_perf(jvm, build, tool, work, cleanup, perf_env):
     """JVM in its own pid+mount namespace, perf on the host, reports after the JVM exited."""
-    collect = build.scripts / "collect"
+    collect = build.scripts / "bin" / "collect"
     perf_data = work / "perf.data"
     dump_dir = work / "collected"
     record = start_perf_record(perf_env, cleanup, perf_data)
@@ -197,7 +197,7 @@ def test_namespace_perf_alive(jvm, build, work, cleanup, perf_env):
         check(len(jit) >= 50 and len(resolved) >= 0.95 * len(jit), "live container map not used")
         injected = work / "perf.jit.data"
         # Nothing is redirected (the JVM lives); --only-pid only hides other processes' markers.
-        r = run([build.scripts / "collect", "inject", "--only-pid", str(hostpid), "-i", perf_data, "-o", injected],
+        r = run([build.scripts / "bin" / "collect", "inject", "--only-pid", str(hostpid), "-i", perf_data, "-o", injected],
                 timeout=300, env=perf_env)
         check(r.returncode == 0, f"perf inject failed: {r.stdout}{r.stderr}")
         # The ELF files land in the container's dump directory (perf enters its mount namespace).
@@ -220,7 +220,7 @@ def test_namespace_perf_alive(jvm, build, work, cleanup, perf_env):
 
 
 def test_namespace_attach(jvm, build, tool, work, in_namespaces):
-    """scripts/attach from the host into a JVM in its own pid+mount namespace, then collect."""
+    """scripts/bin/attach from the host into a JVM in its own pid+mount namespace, then collect."""
     p = unshare(jvm, private_tmp(jvm) + f"exec {jvm.java} -cp {NS_CLASSES} Workload 20000 /tmp/stop")
     wait_line(p, "ready")
     with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
@@ -231,7 +231,7 @@ def test_namespace_attach(jvm, build, tool, work, in_namespaces):
     root = f"/proc/{hostpid}/root"
     check(os.path.isfile(root + "/tmp/perf-1.map"), "no /tmp/perf-1.map inside the container")
     collected = work / "collected"
-    r = run([build.scripts / "collect", "watch", "--once", "--map-dir", collected, "--dump-dir", collected,
+    r = run([build.scripts / "bin" / "collect", "watch", "--once", "--map-dir", collected, "--dump-dir", collected,
              str(hostpid)], timeout=60)
     log(r.stdout + r.stderr)
     check(r.returncode == 0, "collect watch --once failed")

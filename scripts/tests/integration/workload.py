@@ -31,8 +31,8 @@ def start_workload(jvm: Jvm, work: Path, jvm_args=(), env=None, umask=None):
 
 
 def attach(scripts: Path, agent: Path, pid: int, options: str, force=False, env=None):
-    """scripts/attach [--force] --agent AGENT PID OPTIONS."""
-    command = [scripts / "attach", "--agent", agent, *(["--force"] if force else []), pid, options]
+    """scripts/bin/attach [--force] --agent AGENT PID OPTIONS."""
+    command = [scripts / "bin" / "attach", "--agent", agent, *(["--force"] if force else []), pid, options]
     r = run(command, env=env or clean_env(), timeout=120)
     log(f"$ {' '.join(map(str, command))}\n{r.stdout}{r.stderr}".rstrip())
     return r

@@ -1,5 +1,5 @@
 """docs/deploying.md's service recipes, as far as this machine can run them: the systemd drop-in
-(scripts/service/jitdumpagent.conf) is verified by systemd-analyze and its environment runs the
+(scripts/package/service/jitdumpagent.conf) is verified by systemd-analyze and its environment runs the
 demo JVM with the agent; the container and Kubernetes files name the agent where the Debian
 package and the sidecar put it. Docker and Kubernetes themselves are not run here (no daemon,
 no cluster)."""
@@ -24,7 +24,7 @@ ENVIRONMENT = re.compile(r'^Environment="([A-Z_]+)=([^"]*)"$')
 
 
 def drop_in(build) -> Path:
-    return build.repo / "scripts" / "service" / "jitdumpagent.conf"
+    return build.repo / "scripts" / "package" / "service" / "jitdumpagent.conf"
 
 
 def drop_in_environment(path: Path) -> dict:
@@ -92,7 +92,7 @@ def test_systemd_dropin(build, agent, tool, jdk, work, soft, cleanup):
 @pytest.mark.meson(timeout=120)
 def test_recipe_files(build):
     agent_path = packaged_agent_path(build)
-    dockerfile = build.repo / "scripts" / "container" / "Dockerfile.package"
+    dockerfile = build.repo / "scripts" / "package" / "container" / "Dockerfile.package"
     text = dockerfile.read_text()
     check(f"-agentpath:{agent_path}" in text, f"{dockerfile} loads the agent from the package's {agent_path}")
     check("libjitdumpagent_*.deb" in text, f"{dockerfile} installs the package build-deb writes")
@@ -101,7 +101,7 @@ def test_recipe_files(build):
     except ImportError:
         pytest.fail("python3-yaml is missing (the pod recipe is parsed with it): install Debian's python3-yaml "
                     "(scripts/setup does)", pytrace=False)
-    pod_file = build.repo / "scripts" / "container" / "pod.yaml"
+    pod_file = build.repo / "scripts" / "package" / "container" / "pod.yaml"
     docs = [d for d in yaml.safe_load_all(pod_file.read_text()) if d]
     kinds = {d["kind"]: d for d in docs}
     check({"ConfigMap", "Pod"} <= set(kinds), f"{pod_file} holds a ConfigMap and a Pod ({sorted(kinds)})")

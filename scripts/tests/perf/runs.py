@@ -52,7 +52,7 @@ class PerfRun:
         self.jdk = jdk
         self.work = work
         self.check = check
-        self.perf_java_path = build.scripts / "perf-java"
+        self.perf_java_path = build.scripts / "bin" / "perf-java"
         self.demo_src = build.scripts / "demo-app"
         self.home = work / "home"  # perf and the JVM never see the real $HOME
         self.bid = work / "buildid"

@@ -1,4 +1,4 @@
-"""scripts/perf-java's own contract: clear errors (no perf, no command, no agent, no -k 1,
+"""scripts/bin/perf-java's own contract: clear errors (no perf, no command, no agent, no -k 1,
 sampling impossible), side effects kept in the run directory, clean, call graphs and folded
 stacks."""
 import os

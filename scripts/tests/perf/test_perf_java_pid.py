@@ -275,7 +275,7 @@ def test_java_pid_found_running(ctx, cleanup, agent):
     jvm = start_demo(ctx, cleanup, seconds=120)
     other = ctx.work / "other-visit"
     other.mkdir()
-    attach = subprocess.run([ctx.build.scripts / "attach", "--agent", agent, str(jvm.pid),
+    attach = subprocess.run([ctx.build.scripts / "bin" / "attach", "--agent", agent, str(jvm.pid),
                              f"dir={other},stop_after=120"], capture_output=True, text=True, env=ctx.env)
     check(attach.returncode == 0, f"jitdump-attach: {attach.stdout}{attach.stderr}")
     run_dir = fresh(ctx.work / "over-other")
@@ -283,7 +283,7 @@ def test_java_pid_found_running(ctx, cleanup, agent):
     check(r.returncode == 0 and "another visit started" in r.stderr, f"another visit's: {r.stderr[-1500:]}")
     check(agent_threads(jvm.pid), "the other visit's session runs on")
     ctx.check(jvm_entry(run_dir, jvm.pid)["jit_named_percent"] >= 99.0, "another visit's session: JIT samples named")
-    stop = subprocess.run([ctx.build.scripts / "attach", "--agent", agent, str(jvm.pid), "stop"], capture_output=True,
+    stop = subprocess.run([ctx.build.scripts / "bin" / "attach", "--agent", agent, str(jvm.pid), "stop"], capture_output=True,
                           text=True, env=ctx.env)
     check(stop.returncode == 0 and "stopped:" in stop.stdout, f"jitdump-attach stop: {stop.stdout}{stop.stderr}")
     check_left_nothing(ctx.tool, jvm.pid, next(other.glob("jit-*.dump")), 1, "the other visit's session, stopped")

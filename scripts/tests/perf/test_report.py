@@ -181,7 +181,7 @@ def test_report_two_jvms(ctx):
 
 @pytest.mark.meson(timeout=900)
 def test_report_late_attach(ctx, cleanup):
-    """perf records a JVM that runs without the agent, the agent is attached (scripts/attach)
+    """perf records a JVM that runs without the agent, the agent is attached (scripts/bin/attach)
     halfway: the dump appears in the middle of the recording, and samples from before the attach
     are named from the code the attach replayed."""
     classes, jvm_opts = two_callers(ctx)
@@ -197,7 +197,7 @@ def test_report_late_attach(ctx, cleanup):
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=ctx.env, text=True)
     cleanup.kill(record)
     time.sleep(2)
-    attach = run([ctx.build.scripts / "attach", str(jvm.pid), f"dir={run_dir / 'jit'},inline=on"],
+    attach = run([ctx.build.scripts / "bin" / "attach", str(jvm.pid), f"dir={run_dir / 'jit'},inline=on"],
                  env=dict(ctx.env, JITDUMPAGENT_LIB=str(ctx.agent)), timeout=120)
     log(attach.stdout + attach.stderr)
     out, _ = jvm.communicate(timeout=120)

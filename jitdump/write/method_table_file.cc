@@ -1,5 +1,5 @@
 // Writing a method table (method_table_file.h).
-#include "jitdump/method_table_file.h"
+#include "jitdump/write/method_table_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -27,7 +27,7 @@
 //            is whole, and how much is missing).
 //
 // Structs here are the on-disk layout exactly (naturally aligned, no implicit padding, sizes
-// pinned by static_asserts), as in format.h.
+// pinned by static_asserts), as in dump_format.h.
 #pragma once
 
 #include <cstdint>

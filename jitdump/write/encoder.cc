@@ -1,6 +1,6 @@
 // Record encoding (encoder.h): each record type's exact size and its bytes, written into
 // caller-provided memory with no allocation.
-#include "jitdump/encoder.h"
+#include "jitdump/write/encoder.h"
 
 #include <cstring>
 

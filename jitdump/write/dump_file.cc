@@ -1,6 +1,6 @@
 // A jitdump file being written (dump_file.h): created with its header in place, perf's marker
 // page mapped, records appended whole or not at all, closed with JIT_CODE_CLOSE.
-#include "jitdump/dump_file.h"
+#include "jitdump/write/dump_file.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "jitdump/safe_file.h"
+#include "jitdump/write/safe_file.h"
 
 namespace jitdump {
 

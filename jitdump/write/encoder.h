@@ -11,7 +11,7 @@
 #include <span>
 #include <string_view>
 
-#include "jitdump/format.h"
+#include "jitdump/format/dump_format.h"
 
 namespace jitdump {
 

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <string>
 
-#include "jitdump/encoder.h"
-#include "jitdump/safe_file.h"
-#include "jitdump/status.h"
+#include "jitdump/write/encoder.h"
+#include "jitdump/write/safe_file.h"
+#include "jitdump/format/status.h"
 
 namespace jitdump {
 

@@ -1,5 +1,5 @@
 // perf-<pid>.map lines (perf_map.h).
-#include "jitdump/perf_map.h"
+#include "jitdump/write/perf_map.h"
 
 namespace jitdump {
 namespace {

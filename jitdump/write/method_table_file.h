@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
-#include "jitdump/method_table_format.h"
-#include "jitdump/safe_file.h"
-#include "jitdump/status.h"
+#include "jitdump/format/method_table_format.h"
+#include "jitdump/write/safe_file.h"
+#include "jitdump/format/status.h"
 
 namespace jitdump {
 

@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <string>
 
-#include "jitdump/status.h"
-#include "jitdump/text.h"
+#include "jitdump/format/status.h"
+#include "jitdump/format/text.h"
 
 namespace jitdump {
 

@@ -1,7 +1,7 @@
 // Creating files safely in directories others may write to (safe_file.h): relative to a held
 // directory, exclusive, never through a symlink, never over another user's file or a file a
 // live process holds, linked into place already written.
-#include "jitdump/safe_file.h"
+#include "jitdump/write/safe_file.h"
 
 #include <fcntl.h>
 #include <limits.h>
