@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "jitdump/report/perf_recording.h"
-
 namespace jitdump::report {
 namespace {
 
@@ -229,18 +227,6 @@ TEST(ScriptParser, EventsEndASampleAndReachTheSink) {
   EXPECT_EQ(c.samples[0].frames.size(), 1u);  // the stray frame after the event is no sample's
   ASSERT_EQ(c.events.size(), 1u);
   EXPECT_EQ(c.events[0].path, "/tmp/jit-5.dump");
-}
-
-TEST(PerfRecording, EvlistClockidThatIsNoNumberIsUnknownNotAnException) {
-  const auto events = ParseEvlist(
-      "cpu-clock: type: 1, size: 136, sample_type: IP|TID|TIME|PERIOD, use_clockid: 1, clockid: x\n"
-      "task-clock: type: 1, sample_type: IP|TID|TIME, use_clockid: 1, clockid: 99999999999\n"
-      "cycles: type: 0, sample_type: IP|TID|TIME, use_clockid: 1, clockid: 1\n");
-  ASSERT_EQ(events.size(), 3u);
-  EXPECT_EQ(events[0].clockid, -1);
-  EXPECT_EQ(events[1].clockid, -1);
-  EXPECT_EQ(events[2].clockid, 1);
-  EXPECT_FALSE(ShapeOf(events).monotonic_clock);
 }
 
 }  // namespace

@@ -1,16 +1,10 @@
 #include "jitdump/report/line_stream.h"
 
 #include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <memory>
-
-extern char** environ;
 
 namespace jitdump::report {
 namespace {
@@ -53,70 +47,6 @@ bool ReadLines(int fd, const LineHandler& on_line, std::string* error) {
 }
 
 }  // namespace
-
-bool ForEachOutputLine(const std::vector<std::string>& argv, const LineHandler& on_line, std::string* error) {
-  if (argv.empty()) {
-    *error = "no command";
-    return false;
-  }
-  int pipe_fds[2];
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    *error = Errno("pipe", errno);
-    return false;
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = -1;
-  const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(pipe_fds[1]);
-  if (spawned != 0) {
-    close(pipe_fds[0]);
-    *error = Errno("cannot run " + argv[0], spawned);
-    return false;
-  }
-  std::string read_error;
-  bool ok = true;
-  try {
-    ok = ReadLines(pipe_fds[0], on_line, &read_error);
-  } catch (...) {
-    // The handler failed (out of memory): stop the command before passing the failure on.
-    close(pipe_fds[0]);
-    kill(pid, SIGTERM);
-    waitpid(pid, nullptr, 0);
-    throw;
-  }
-  close(pipe_fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
-      *error = Errno("waitpid", errno);
-      return false;
-    }
-  }
-  if (!ok) {
-    *error = read_error;
-    return false;
-  }
-  if (WIFSIGNALED(status)) {
-    *error = argv[0] + " was killed by signal " + std::to_string(WTERMSIG(status));
-    return false;
-  }
-  if (WEXITSTATUS(status) == 127) {
-    *error = argv[0] + " could not be run (exit status 127)";
-    return false;
-  }
-  if (WEXITSTATUS(status) != 0) {
-    *error = argv[0] + " exited with status " + std::to_string(WEXITSTATUS(status));
-    return false;
-  }
-  return true;
-}
 
 bool ForEachFileLine(const std::string& path, const LineHandler& on_line, std::string* error) {
   const bool stdin_input = path == "-";

@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "jitdump/report/printable.h"
 #include "jitdump/tool/command.h"
@@ -32,7 +34,8 @@ constexpr char kUsage[] =
     "  --agent    the library (default: $JITDUMPAGENT_LIB)\n"
     "  --force    load even when an agent already runs in the JVM (it keeps its options and\n"
     "             says so on the JVM's stderr)\n"
-    "  --timeout  give up after SECONDS (default 120)\n"
+    "  --timeout  give up after SECONDS (default 120; a JVM still starting, not yet in its JVMTI\n"
+    "             live phase, is sent the load again every 200 ms until then)\n"
     "  --jattach  the jattach binary (default /usr/bin/jattach, Debian's package jattach)\n"
     "How: through jattach, which speaks HotSpot's attach protocol itself with the JVM's user\n"
     "and namespaces. No jcmd or other program of the JVM's JDK runs, so the host needs no JDK;\n"
@@ -98,6 +101,35 @@ int Stop(uint32_t pid, const std::string& jattach, const std::string& agent, int
   }
   return Fail("the agent in " + who + " did not stop within 5 s: its session still writes " + Printable(dump) +
               " (a hung disk? the JVM's stderr may say why)");
+}
+
+// Whether HotSpot refused the load because it has not reached the JVMTI live phase yet (a JVM
+// attached to within its first moments, before VMInit: its attach listener already answers).
+bool NotLiveYet(const AttachReply& reply) {
+  return reply.started && !reply.timed_out && !Loaded(reply) &&
+         reply.output.find("only permitted in the live phase") != std::string::npos;
+}
+
+// Sends the load; while the JVM answers that it is still starting, sends it again every 200 ms
+// until `timeout_s` has passed since the first. Nothing was loaded by a refused load, so the
+// next one is the first the JVM sees.
+AttachReply LoadWhenLive(const std::string& jattach, uint32_t pid, const std::string& agent,
+                         const std::string& options, int timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  AttachReply reply = SendLoad(jattach, pid, agent, options, timeout_s * 1000);
+  bool said = false;
+  while (NotLiveYet(reply)) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 200) break;
+    if (!said) {
+      Say(stdout, "the JVM " + std::to_string(pid) + " is still starting (not yet in its live phase): loading the "
+                  "agent as soon as it is");
+      said = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    reply = SendLoad(jattach, pid, agent, options, static_cast<int>(left.count()) - 200);
+  }
+  return reply;
 }
 
 int Attach(const Invocation& in) {
@@ -180,12 +212,16 @@ int Attach(const Invocation& in) {
                 "stopped, or a load disabled itself: the JVM's stderr says which); starting a new session");
   }
 
-  const AttachReply reply = SendLoad(jattach, pid, agent, options, timeout_s * 1000);
+  const AttachReply reply = LoadWhenLive(jattach, pid, agent, options, timeout_s);
   if (!reply.started) return Fail(reply.error);
   if (!Loaded(reply)) {
     std::fputs(Shown(reply.output).c_str(), stderr);
     if (reply.timed_out) return Fail("the JVM did not answer within " + std::to_string(timeout_s) + " s (jattach stopped)");
     if (!reply.error.empty()) return Fail(reply.error);
+    if (NotLiveYet(reply)) {
+      return Fail("the JVM was still starting (not in its JVMTI live phase) after " + std::to_string(timeout_s) +
+                  " s: attach again once it runs, or give a longer --timeout");
+    }
     if (reply.output.find("Dynamic agent loading is not enabled") != std::string::npos) {
       return Fail("the JVM refuses dynamic agents (-XX:-EnableDynamicAgentLoading): restart it with -agentpath:" +
                   Printable(agent) + " or -XX:+EnableDynamicAgentLoading");

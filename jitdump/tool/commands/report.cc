@@ -32,7 +32,6 @@
 #include "jitdump/report/line_table.h"
 #include "jitdump/perfdata/reader.h"
 #include "jitdump/report/perf_data_source.h"
-#include "jitdump/report/perf_recording.h"
 #include "jitdump/report/pprof_writer.h"
 #include "jitdump/report/printable.h"
 #include "jitdump/report/process_map.h"
@@ -47,7 +46,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: jitdump report [OPTIONS] PERF.DATA\n"
-    "       jitdump report [OPTIONS] --script FILE\n"
+    "       jitdump report [OPTIONS] --script FILE [PERF.DATA]\n"
     "Reads a perf recording (raw perf.data, a file or '-' for perf record -o -'s stream, -z too: no\n"
     "perf inject and no perf needed) and the jitdumps of the JVMs in it, names every JIT frame by\n"
     "address and time, expands inlined frames, and writes:\n"
@@ -72,15 +71,14 @@ constexpr char kUsage[] =
     "  --top N            rows of the per-line table (default: all in files, 40 on stdout)\n"
     "  --event NAME       only this event's samples (default: the first event recorded)\n"
     "  --title TEXT       the flame graph's title\n"
-    "  --reader WHICH     perfdata (the default: reads perf.data itself, names native and kernel\n"
-    "                     frames from their ELF files, DWARF and kallsyms; no perf needed) or\n"
-    "                     perf-script (runs perf evlist and perf script, as earlier releases did)\n"
-    "  --perf PATH        the perf binary for --reader perf-script (default: $PERF, else perf)\n"
     "  --dump-memory MIB  what the decoded dumps may take in memory (default 1024); a dump that\n"
     "                     does not fit is left out with a warning\n"
-    "  --script FILE      read `perf script --show-mmap-events --show-task-events --ns --no-inline\n"
-    "                     -F comm,pid,tid,time,period,event,ip,sym,dso` text instead of running perf\n"
+    "  --script FILE      read the samples from `perf script --show-mmap-events --show-task-events\n"
+    "                     --ns --no-inline -F comm,pid,tid,time,period,event,ip,sym,dso` text ('-':\n"
+    "                     standard input) instead of perf.data; PERF.DATA, if also given, is the\n"
+    "                     recording the text was printed from (its clock and call-graph mode)\n"
     "  -q, --quiet        no summary line on stderr\n"
+    "Native and kernel frames are named from their ELF files, DWARF and kallsyms; perf is not run.\n"
     "Without -o and per-output options, prints the per-line table. Each JVM's dump is found from the\n"
     "marker mmap its agent made (the path is in the recording), then in the --dumps directories.\n"
     "Record with perf record -k 1 so sample times are the dumps' clock; with -g and\n"
@@ -95,14 +93,13 @@ constexpr OptionSpec kOptions[] = {
     {"-o,--output", "DIR"},  {"--folded", "FILE"},    {"--srcline", "FILE"}, {"--summary", "FILE"},
     {"--pprof", "FILE"},     {"--html", "FILE"},      {"--profile-json", "FILE"},
     {"--annotate", ""},      {"--dumps", "DIR", true}, {"--stats", "PATTERN"}, {"--top", "N"},
-    {"--event", "NAME"},     {"--title", "TEXT"},     {"--perf", "PATH"},    {"--script", "FILE"},
-    {"--reader", "WHICH"},
+    {"--event", "NAME"},     {"--title", "TEXT"},     {"--script", "FILE"},
     {"-q,--quiet", ""},      {"--dump-memory", "MIB"},
 };
 
 struct ReportRequest {
   std::string input;             // perf.data (raw: no perf inject needed)
-  std::string script;            // perf script text to read instead of running perf ("-": stdin)
+  std::string script;            // perf script text to read the samples from instead ("-": stdin)
   std::string out_dir;           // -o: every output into this directory
   std::string folded;            // per-output files ("-" for standard output)
   std::string srcline;
@@ -113,8 +110,6 @@ struct ReportRequest {
   bool annotate = false;         // _[j] _[i] _[0] _[k] suffixes in the folded stacks
   std::vector<std::string> dump_dirs;
   std::string stats_pattern;     // the agents' stats files, %p = the JVM's pid
-  std::string perf = "perf";
-  bool perfdata = true;          // read perf.data with jitdump/perfdata (false: run perf script)
   size_t top = 0;                // rows of the per-line table (0: all)
   std::string event;             // only this event's samples
   std::string title;             // of the flame graph
@@ -402,16 +397,17 @@ int RunReport(ReportRequest req) {
   report::RecordingShape shape;
   shape.has_time = shape.monotonic_clock = true;
   std::string error;
-  std::unique_ptr<report::PerfRecording> recording;
   std::unique_ptr<report::PerfDataSource> perf_data;
-  if (req.script.empty() && req.perfdata) {
+  if (!req.input.empty()) {
     perf_data = report::PerfDataSource::Open(req.input, &error);
     if (!perf_data) {
       std::fprintf(stderr, "jitdump report: %s\n", error.c_str());
       return kExitUsage;
     }
-    if (perf_data->rereadable()) {
-      perf_data->ReadSideBand(processes);
+    // With --script, the recording only says how it was made (its attrs): the samples and the
+    // side-band events are the text's.
+    if (!req.script.empty() || perf_data->rereadable()) {
+      if (req.script.empty()) perf_data->ReadSideBand(processes);
       shape = perf_data->Shape();
       if (!shape.monotonic_clock) {
         std::fprintf(stderr,
@@ -421,20 +417,8 @@ int RunReport(ReportRequest req) {
                      req.input.c_str());
       }
     }
-  } else if (req.script.empty()) {
-    recording = std::make_unique<report::PerfRecording>(req.perf, req.input);
-    if (!recording->ReadShape(&shape, &error) || !recording->ReadSideBand(side_band, &error)) {
-      std::fprintf(stderr, "jitdump report: %s\n", error.c_str());
-      return kExitUsage;
-    }
-    if (!shape.monotonic_clock) {
-      std::fprintf(stderr,
-                   "jitdump report: warning: %s was not recorded with -k 1 (CLOCK_MONOTONIC, the dumps' clock): "
-                   "JIT frames are named from the code each dump leaves at their address, not the code there "
-                   "at the sample's time\n",
-                   req.input.c_str());
-    }
-  } else if (req.script != "-") {
+  }
+  if (!req.script.empty() && req.script != "-") {
     if (!ReadScriptFile(req.script, side_band, &error)) {
       std::fprintf(stderr, "jitdump report: %s\n", error.c_str());
       return kExitUsage;
@@ -459,15 +443,13 @@ int RunReport(ReportRequest req) {
   report::ProfileReader reader(processes, options);
   EventsAndSamples from_stdin(processes, reader);
   bool read = true;
-  if (perf_data) {
+  if (req.script.empty()) {
     perf_data->ReadSamples(reader, perf_data->rereadable() ? nullptr : &processes);
     for (const std::string& warning : perf_data->warnings()) {
       std::fprintf(stderr, "jitdump report: warning: %s: %s\n", req.input.c_str(), warning.c_str());
     }
   } else {
-    read = recording            ? recording->ReadSamples(shape, reader, &error)
-           : req.script == "-"  ? ReadScriptFile(req.script, from_stdin, &error)
-                                : ReadScriptFile(req.script, reader, &error);
+    read = req.script == "-" ? ReadScriptFile(req.script, from_stdin, &error) : ReadScriptFile(req.script, reader, &error);
   }
   if (!read) {
     std::fprintf(stderr, "jitdump report: %s\n", error.c_str());
@@ -496,7 +478,7 @@ int RunReport(ReportRequest req) {
     }, dir_of(req.srcline));
   }
   nlohmann::json summary = report::Summary(profile, stats, AgentStats(profile, req.stats_pattern));
-  if (perf_data) summary["recording"] = RecordingJson(*perf_data);
+  if (perf_data && req.script.empty()) summary["recording"] = RecordingJson(*perf_data);
   if (!req.summary.empty()) {
     ok &= WriteOutput(req.summary, "summary", [&](std::ostream& out, std::string*) {
       out << summary.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
@@ -550,7 +532,6 @@ int RunReport(ReportRequest req) {
 
 int Report(const Invocation& in) {
   ReportRequest req;
-  if (const char* perf = std::getenv("PERF"); perf != nullptr && *perf != '\0') req.perf = perf;
   auto take = [&](std::string_view name, std::string* field) {
     if (const std::string* v = in.Value(name)) *field = *v;
   };
@@ -564,12 +545,7 @@ int Report(const Invocation& in) {
   take("--stats", &req.stats_pattern);
   take("--event", &req.event);
   take("--title", &req.title);
-  take("--perf", &req.perf);
   take("--script", &req.script);
-  if (const std::string* which = in.Value("--reader")) {
-    if (*which != "perfdata" && *which != "perf-script") return in.UsageError("report: --reader is perfdata or perf-script");
-    req.perfdata = *which == "perfdata";
-  }
   req.dump_dirs = in.Values("--dumps");
   req.annotate = in.Flag("--annotate");
   req.quiet = in.Flag("-q,--quiet");
@@ -586,7 +562,8 @@ int Report(const Invocation& in) {
     req.dump_memory_mib = std::stoull(*mib);
   }
   if (!in.operands.empty()) req.input = in.operands[0];
-  if (req.input.empty() == req.script.empty()) return in.UsageError("report takes one PERF.DATA or --script FILE");
+  if (req.input.empty() && req.script.empty()) return in.UsageError("report takes one PERF.DATA or --script FILE");
+  if (!req.script.empty() && req.input == "-") return in.UsageError("report: with --script, PERF.DATA is the recording's file, not '-'");
   return RunReport(std::move(req));
 }
 

@@ -6,10 +6,11 @@
 #include <charconv>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "jitdump/report/perf_recording.h"
+#include "jitdump/report/perf_data_source.h"
 #include "jitdump/report/printable.h"
 #include "jitdump/report/process_map.h"
 #include "jitdump/write/safe_file.h"
@@ -23,7 +24,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: jitdump run-dir new [--jvm PID] DIR\n"
     "       jitdump run-dir check DIR\n"
-    "       jitdump run-dir take-dumps [--perf PATH] DIR\n"
+    "       jitdump run-dir take-dumps DIR\n"
     "perf-java's run directory (what perf-java runs; also for scripts that record like it).\n"
     "  new         create DIR and DIR/jit, print DIR's canonical path. DIR must not exist, and\n"
     "              every directory above it must be changeable only by you or root (so nobody\n"
@@ -35,10 +36,11 @@ constexpr char kUsage[] =
     "  take-dumps  before perf inject (which writes beside the dumps it reads): when DIR/jit\n"
     "              belongs to another user, move it to DIR/jit-uid<UID> and make DIR/jit anew\n"
     "              with copies of its dumps; then refuse (exit 1) if DIR/perf.data names a dump\n"
-    "              in any directory another user could change (--perf: the perf binary)\n"
+    "              in any directory another user could change (read from perf.data itself:\n"
+    "              perf is not run)\n"
     "exit status: 0 done, 1 refused (the reason on stderr), 2 usage error\n";
 
-constexpr OptionSpec kOptions[] = {{"--jvm", "PID"}, {"--perf", "PATH"}};
+constexpr OptionSpec kOptions[] = {{"--jvm", "PID"}};
 
 int New(const Invocation& in, const std::string& dir) {
   bool for_jvm = false;
@@ -69,22 +71,15 @@ int New(const Invocation& in, const std::string& dir) {
 
 // Every dump the recording's markers name must sit in a directory only we (or root) can change:
 // perf inject writes its jitted-<pid>-<n>.so files there, through whatever is at those names.
-bool MarkersTrusted(const std::string& perf, const std::string& run_path) {
+bool MarkersTrusted(const std::string& run_path) {
   report::ProcessMap processes;
-  class Sink : public report::ScriptSink {
-   public:
-    explicit Sink(report::ProcessMap& p) : p_(p) {}
-    void OnSample(const report::ScriptSample&) override {}
-    void OnEvent(const report::ScriptEvent& e) override { p_.OnEvent(e); }
-
-   private:
-    report::ProcessMap& p_;
-  } sink(processes);
   std::string error;
-  if (!report::PerfRecording(perf, run_path + "/perf.data").ReadSideBand(sink, &error)) {
+  std::unique_ptr<report::PerfDataSource> recording = report::PerfDataSource::Open(run_path + "/perf.data", &error);
+  if (!recording) {
     std::fprintf(stderr, "jitdump run-dir: %s\n", report::Printable(error).c_str());
     return false;
   }
+  recording->ReadSideBand(processes);
   bool ok = true;
   std::vector<std::string> seen;
   for (const report::DumpMarker& marker : processes.markers()) {
@@ -109,7 +104,7 @@ bool MarkersTrusted(const std::string& perf, const std::string& run_path) {
   return ok;
 }
 
-int TakeDumpsCommand(const Invocation& in, const std::string& dir) {
+int TakeDumpsCommand(const std::string& dir) {
   NewRun run;
   std::string error;
   if (!OpenRunDirectory(dir, &run, &error)) {
@@ -124,9 +119,7 @@ int TakeDumpsCommand(const Invocation& in, const std::string& dir) {
     std::fprintf(stderr, "jitdump run-dir: %s\n", error.c_str());
     return kExitInvalid;
   }
-  std::string perf = "perf";
-  if (const std::string* p = in.Value("--perf")) perf = *p;
-  if (::access((run.path + "/perf.data").c_str(), F_OK) == 0 && !MarkersTrusted(perf, run.path)) return kExitInvalid;
+  if (::access((run.path + "/perf.data").c_str(), F_OK) == 0 && !MarkersTrusted(run.path)) return kExitInvalid;
   return kExitOk;
 }
 
@@ -136,7 +129,7 @@ int RunDir(const Invocation& in) {
   if (action == "new") return New(in, dir);
   if (action != "check" && action != "take-dumps") return in.UsageError("run-dir: unknown action '" + Shown(action) + "'");
   if (in.Value("--jvm") != nullptr) return in.UsageError("run-dir: --jvm goes with new");
-  if (action == "take-dumps") return TakeDumpsCommand(in, dir);
+  if (action == "take-dumps") return TakeDumpsCommand(dir);
   NewRun run;
   std::string error;
   if (!OpenRunDirectory(dir, &run, &error)) {

@@ -155,10 +155,10 @@ def test_namespace_perf(jvm, build, tool, work, cleanup, perf_env):
         check(not plain_jitted, "perf 6.1 was expected to ignore the marker of an exited namespaced JVM")
 
     # 5) jitdump report straight from perf.data with the collected dump: the perf.data reader's
-    # profile of the whole system-wide recording is the perf script path's.
+    # profile of the whole system-wide recording is the one read from perf script's text.
     total, equal, diffs = same_profiles(tool.path, perf_env, perf_data, work / "differential", "container", "--dumps",
                                         dump_dir)
-    check(total > 0 and equal == total, f"container: the perf.data reader's profile equals the perf script path's "
+    check(total > 0 and equal == total, f"container: the perf.data reader's profile equals perf script's "
                                         f"({equal} of {total} samples)", "\n".join(diffs))
 
     # 4) collect inject: marker rewritten to the host copy, perf inject accepts it.

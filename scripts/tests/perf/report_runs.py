@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
-from support.checks import figure, log
+from support.checks import CheckFailed, figure, log
 from support.jvm import compile_java
 
 from . import profile_diff
@@ -79,17 +80,42 @@ def model(ctx, data: Path, out: Path, *args) -> Model:
     return Model(out)
 
 
+# What the report's --script reads: perf script's side-band events and every sample with these
+# fields (jitdump/report/perf_script.h). --no-inline: perf would run addr2line on every native
+# frame; --max-stack: perf script's default cuts chains at 127 frames.
+SCRIPT_ARGS = ["--show-mmap-events", "--show-task-events", "-F", "comm,pid,tid,time,period,event,ip,sym,dso", "--ns",
+               "--no-inline", "--max-stack", "65535"]
+
+
+def no_perf_env(env: dict, out: Path) -> dict:
+    """`env` with no perf to be found: PATH is one empty directory and $PERF unset, so a report that
+    tried to run perf would fail."""
+    empty = out / "no-perf-on-path"
+    empty.mkdir(parents=True, exist_ok=True)
+    return {k: v for k, v in dict(env, PATH=str(empty)).items() if k != "PERF"}
+
+
 def same_profiles(tool: Path, env: dict, data: Path, out: Path, label: str, *args, names: bool = False) -> tuple:
-    """jitdump report's profile of `data` read through perf script (perf evlist + perf script
-    text) and read by the perf.data reader (no perf): the same stacks, sample for sample
-    (profile_diff.py). Returns (samples, samples with an equal stack, the first differences)."""
+    """jitdump report's profile of `data` as real `perf script` prints it (the test runs perf
+    script and gives its text to `jitdump report --script TEXT DATA`, DATA telling only how the
+    recording was made) and as the perf.data reader reads it with no perf on PATH: the same stacks,
+    sample for sample (profile_diff.py). Returns (samples, samples with an equal stack, the
+    first differences)."""
     out.mkdir(parents=True, exist_ok=True)
-    for reader in ("perf-script", "perfdata"):
-        run([tool, "report", data, "-q", "--reader", reader, "--profile-json", out / f"{reader}.json", *args], env=env,
-            timeout=1800)
+    text = out / "perf-script.txt"
+    with open(text, "w") as f:
+        p = subprocess.run([str(c) for c in ["perf", "script", "-i", data, *SCRIPT_ARGS]], env=env, timeout=1800,
+                           stdout=f, stderr=subprocess.PIPE, text=True, errors="replace")
+    if p.returncode != 0:
+        raise CheckFailed(f"perf script -i {data} failed (rc={p.returncode}): {p.stderr[-2000:]}")
+    run([tool, "report", "--script", text, data, "-q", "--profile-json", out / "perf-script.json", *args], env=env,
+        timeout=1800)
+    text.unlink()
+    run([tool, "report", data, "-q", "--profile-json", out / "perfdata.json", *args], env=no_perf_env(env, out),
+        timeout=1800)
     total, equal, diffs = profile_diff.compare(out / "perf-script.json", out / "perfdata.json", names=names)
-    log(f"{label}: {equal} of {total} samples have the same stack through perf.data as through perf script"
-        + ("".join("\n  " + d for d in diffs)))
+    log(f"{label}: {equal} of {total} samples have the same stack through perf.data (no perf on PATH) as in "
+        "perf script's text" + ("".join("\n  " + d for d in diffs)))
     figure(f"report.differential.{label}.samples", total)
     figure(f"report.differential.{label}.equal", equal)
     return total, equal, diffs
@@ -99,4 +125,4 @@ def check_same_profiles(ctx, data: Path, label: str, *args) -> None:
     """same_profiles as one of the test's checks (the recording must have samples)."""
     total, equal, _ = same_profiles(ctx.tool.path, ctx.env, data, ctx.work / f"differential-{label}", label, *args)
     ctx.check(total > 0 and equal == total,
-              f"{label}: the perf.data reader's profile equals the perf script path's ({equal} of {total} samples)")
+              f"{label}: the perf.data reader's profile equals perf script's ({equal} of {total} samples)")

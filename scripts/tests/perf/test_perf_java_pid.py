@@ -180,8 +180,7 @@ def visit_summary(ctx, run_dir: Path, pid: int) -> dict:
     report` on what it recorded."""
     if not (run_dir / "summary.json").exists():
         out = run_dir / "report-after-kill"
-        r = ctx.tool.run("report", str(run_dir / "perf.data"), "--dumps", str(run_dir / "jit"), "--perf", "perf",
-                         "-o", str(out))
+        r = ctx.tool.run("report", str(run_dir / "perf.data"), "--dumps", str(run_dir / "jit"), "-o", str(out))
         check(r.returncode == 0, f"jitdump report on the killed visit's recording: {r.stderr[-1000:]}")
         run_dir = out
     return jvm_entry(run_dir, pid)
@@ -289,3 +288,31 @@ def test_java_pid_found_running(ctx, cleanup, agent):
     check(stop.returncode == 0 and "stopped:" in stop.stdout, f"jitdump-attach stop: {stop.stdout}{stop.stderr}")
     check_left_nothing(ctx.tool, jvm.pid, next(other.glob("jit-*.dump")), 1, "the other visit's session, stopped")
     ctx.check.verify()
+
+
+def test_attach_waits_for_live_phase(ctx, cleanup):
+    """A JVM attached to in its first moments answers "Dynamic agent loading is only permitted in
+    the live phase" (perf-java_pid_visits-temurin-25 met it under load, 1.5 s after the start):
+    jitdump attach sends the load again until the JVM is live. Here a jattach that answers so
+    twice before passing the load on to Debian's jattach stands for that JVM: the attach
+    succeeds on the third load, says it waited, and the agent writes its dump."""
+    jvm = start_demo(ctx, cleanup)
+    count = ctx.work / "jattach-calls"
+    fake = ctx.work / "jattach-starting"
+    fake.write_text("#!/bin/sh\n"
+                    f"n=$(cat {count} 2>/dev/null || echo 0); n=$((n + 1)); echo $n > {count}\n"
+                    "if [ $n -lt 3 ]; then\n"
+                    "  echo 'Connected to remote JVM'; echo 'JVM response code = 0'\n"
+                    "  echo 'Dynamic agent loading is only permitted in the live phase'; echo 'return code: -1'\n"
+                    "  exit 1\nfi\n"
+                    "exec /usr/bin/jattach \"$@\"\n")
+    fake.chmod(0o755)
+    jit = ctx.work / "live-jit"
+    jit.mkdir(parents=True, exist_ok=True)
+    r = ctx.tool.run("attach", "--agent", str(ctx.agent), "--jattach", str(fake), "--timeout", "30", str(jvm.pid),
+                     f"dir={jit}")
+    log(f"attach: exit {r.returncode}, {count.read_text().strip()} loads sent\n{r.stdout}{r.stderr}")
+    check(r.returncode == 0, f"jitdump attach failed after the JVM became live: {r.stdout}{r.stderr}")
+    check(count.read_text().strip() == "3", f"three loads sent (two refused, one loaded): {count.read_text()}")
+    check("still starting" in r.stdout, f"the attach said it waited for the live phase: {r.stdout}")
+    check((jit / f"jit-{jvm.pid}.dump").exists(), f"the agent writes {jit}/jit-{jvm.pid}.dump")

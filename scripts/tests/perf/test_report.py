@@ -412,7 +412,7 @@ def test_report_javac_shares(ctx):
 @pytest.mark.meson(timeout=900)
 def test_report_dwarf(ctx):
     """--call-graph dwarf: the perf.data reader unwinds each sample's user stack copy itself
-    (libdwfl) where perf script used perf's unwinder; the profiles must be the same, and the
+    (libdwfl) where perf script uses perf's unwinder; the profiles must be the same, and the
     inlined callee still shows with its caller's call line at the leaf (DWARF unwinding stops at
     the first JIT frame: HotSpot's code has no CFI)."""
     classes, jvm_opts = two_callers(ctx)
@@ -420,7 +420,7 @@ def test_report_dwarf(ctx):
     ctx.perf_java("-o", run_dir, "-q", "-F", "499", "--call-graph", "dwarf,8192", "--", ctx.jdk.java, *jvm_opts,
                   "-cp", classes, "report.TwoCallers", "3")
     check_same_profiles(ctx, run_dir / "perf.data", "two-callers-dwarf")
-    m = model(ctx, run_dir / "perf.data", run_dir / "profile.json", "--reader", "perfdata")
+    m = model(ctx, run_dir / "perf.data", run_dir / "profile.json")
     leaf_inlined = m.count(lambda stack: [(n, k) for n, k, _ in stack[0]] == [(CALLEE, "inlined"), (INLINING, "compiled")])
     native_callers = m.count(lambda stack: any(chain and chain[0][1] == "native" for chain in stack[1:]))
     log(f"dwarf: {m.total} samples, {leaf_inlined} with the inlined callee at the leaf, {native_callers} with native "
@@ -434,8 +434,8 @@ def test_report_dwarf(ctx):
 @pytest.mark.meson(timeout=900)
 def test_report_compressed_and_pipe(ctx, cleanup):
     """`perf record -z` (COMPRESSED records: one zstd stream) and pipe mode (`perf record -o - |
-    jitdump report -`, with no perf on jitdump's PATH): the perf.data reader's profile is the perf
-    script path's, and the stream read from standard input gives the same as the file it was
+    jitdump report -`, with no perf on jitdump's PATH): the perf.data reader's profile is perf
+    script's, and the stream read from standard input gives the same as the file it was
     saved to."""
     classes, jvm_opts = two_callers(ctx)
     run_dir = fresh(ctx.work / "compressed-pipe")
@@ -457,7 +457,7 @@ def test_report_compressed_and_pipe(ctx, cleanup):
     tee = subprocess.Popen(["tee", saved], stdin=record.stdout, stdout=subprocess.PIPE)
     record.stdout.close()
     no_perf = dict(ctx.env, PATH="/nonexistent", PERF="/nonexistent/perf")
-    report_p = subprocess.run([ctx.tool.path, "report", "-", "-q", "--reader", "perfdata", "--profile-json",
+    report_p = subprocess.run([ctx.tool.path, "report", "-", "-q", "--profile-json",
                                run_dir / "stdin.json"], stdin=tee.stdout, capture_output=True, text=True,
                               env=no_perf, timeout=900)
     tee.stdout.close()
@@ -471,7 +471,7 @@ def test_report_compressed_and_pipe(ctx, cleanup):
     ctx.check(from_stdin.total > 500 and inlined >= 0.2 * from_stdin.total,
               f"pipe, no perf on PATH: {inlined} of {from_stdin.total} samples name the inlined callee")
     total, equal, diffs = same_profiles(ctx.tool.path, ctx.env, saved, run_dir / "pipe-file", "pipe")
-    ctx.check(total > 0 and equal == total, f"pipe mode saved to a file: perf.data reader = perf script path "
+    ctx.check(total > 0 and equal == total, f"pipe mode saved to a file: perf.data reader = perf script "
                                              f"({equal} of {total})")
     stdin_total, stdin_equal, _ = _compare(run_dir / "stdin.json", run_dir / "pipe-file" / "perfdata.json")
     # A stream is read once: samples taken before the agent mapped its dump (JVM start-up) cannot
@@ -479,4 +479,50 @@ def test_report_compressed_and_pipe(ctx, cleanup):
     ctx.check(stdin_total == total and stdin_equal >= 0.97 * total,
               f"pipe: standard input gives the profile of the saved stream but for start-up samples before the "
               f"dump's marker ({stdin_equal} of {stdin_total})")
+    ctx.check.verify()
+
+
+@pytest.mark.meson(timeout=1500)
+def test_report_compressed_deep_stacks(ctx):
+    """`perf record --call-graph dwarf,65528 -z` (perf-java --interp=65528 -z's recording) of javac,
+    whose threads' stack copies fill whole compressed chunks: jitdump report reads every byte perf
+    record compressed (the reader's decompressed total is perf record's "original" size) and every
+    sample, and names interpreted frames. perf 6.1 itself stops at some of these recordings' first
+    COMPRESSED record whose content is larger than its decompression buffer ("Couldn't
+    decompress data"): through perf script, as the report read recordings before, they came out
+    empty (scripts/bench/interp-recording met one)."""
+    root, listing = ctx.javac_sources()
+    files = [line for line in listing.read_text().splitlines() if line.strip()][:120]
+    run_dir = fresh(ctx.work / "deep-z")
+    (run_dir / "jit").mkdir(parents=True)
+    (run_dir / "files.txt").write_text("\n".join(files) + "\n")
+    data = run_dir / "perf.data"
+    r = ctx.perf("record", "-k", "1", "-e", "cpu-clock", "-F", "999", "--call-graph", "dwarf,65528", "-z", "-o", data,
+                 "--", ctx.jdk.javac, f"-J-agentpath:{ctx.agent}=dir={run_dir / 'jit'},interp=on",
+                 "-J-XX:+PreserveFramePointer", "--patch-module", f"java.base={root}/java.base", "-d", run_dir / "out",
+                 "-nowarn", "-Xlint:none", "-Xmaxwarns", "1", "-Xmaxerrs", "1", "-implicit:none", "-proc:none",
+                 f"@{run_dir / 'files.txt'}", timeout=1200)
+    m = re.search(r"compressed \(original ([\d.]+) MB", r.stderr)
+    check(m is not None, f"perf record -z printed no original size: {r.stderr[-1000:]}")
+    original_mb = float(m.group(1))
+    summary_path = run_dir / "summary.json"
+    p = run([ctx.tool.path, "report", data, "-q", "--summary", summary_path], env=ctx.env, timeout=900)
+    summary = json.loads(summary_path.read_text())
+    info = json.loads(ctx.tool.run("perfdata", "--json", data).stdout.splitlines()[-1])
+    decompressed_mb = info["stats"]["decompressed_bytes"] / (1 << 20)
+    recording = summary["recording"]
+    walks = summary.get("interpreted_frames") or {}
+    perf_stats = ctx.perf("report", "-i", data, "--stats", check_rc=False, timeout=900)
+    perf_failed = "decompress" in perf_stats.stderr or perf_stats.returncode != 0
+    log(f"dwarf,65528 -z: perf record compressed {original_mb:.3f} MB; the reader decompressed {decompressed_mb:.3f} MB "
+        f"in {info['stats']['compressed']} COMPRESSED records; report: {recording['samples']} samples, "
+        f"warnings {recording['warnings']}; interpreted frames {walks}; perf report --stats "
+        f"{'failed: ' + perf_stats.stderr.strip()[-300:] if perf_failed else 'read it'}")
+    figure("report.deep_z.samples", recording["samples"])
+    ctx.check(info["stats"]["compressed"] > 0 and abs(decompressed_mb - original_mb) <= 0.001,
+              f"the reader decompressed {decompressed_mb:.3f} MB, perf record compressed {original_mb:.3f} MB")
+    ctx.check(recording["samples"] >= 1000 and not recording["damaged"],
+              f"jitdump report read {recording['samples']} samples, damaged {recording['damaged']}: {p.stderr[-500:]}")
+    ctx.check(recording["samples"] == info["counts"].get("SAMPLE"), "the report took every sample the reader read")
+    ctx.check(walks.get("named", 0) > 0, f"interpreted frames named in the deep stacks ({walks})")
     ctx.check.verify()

@@ -214,11 +214,11 @@ def tool_seeds(reader: dict) -> dict:
 
 
 def report_seeds(reader: dict) -> dict:
-    """The report fuzzer's inputs: DUMP "\\n#PERF-SCRIPT#\\n" SCRIPT ["\\n#EVLIST#\\n" EVLIST]. Among
+    """The report fuzzer's inputs: DUMP "\\n#PERF-SCRIPT#\\n" SCRIPT. Among
     them the shapes a JVM's hostile owner gives root's report (issue 22): a dump that shrinks
     (cut mid-record), a file that is no jitdump but someone's secret, records larger than any
     budget, names with terminal escapes, thousands of exec+marker pairs of one pid, a marker
-    naming a root file, and perf evlist output whose clockid is no number."""
+    naming a root file."""
     pid = 4242
     good = header(pid) + debug(0x7F0000001000, [(0x7F0000001000, 10, b"svc/Main.java")]) + \
         load(0x7F0000001000, 64, b"svc.Main.loop()", index=1) + close()
@@ -233,10 +233,9 @@ def report_seeds(reader: dict) -> dict:
         return "".join(f"svc {pid}/{pid} {1 + i / 1000:.9f}: PERF_RECORD_COMM exec: svc:{pid}/{pid}\n" + marker(1.0001 + i / 1000)
                        + sample(1.0002 + i / 1000) for i in range(n))
 
-    evlist = "cpu-clock: type: 1, size: 136, sample_type: IP|TID|TIME|CALLCHAIN|PERIOD, use_clockid: 1, clockid: 1\n"
-    sep, ev = b"\n#PERF-SCRIPT#\n", b"\n#EVLIST#\n"
+    sep = b"\n#PERF-SCRIPT#\n"
     seeds = {
-        "good": good + sep + (marker(1.0) + sample(1.5)).encode() + ev + evlist.encode(),
+        "good": good + sep + (marker(1.0) + sample(1.5)).encode(),
         "shrunk-mid-record": good[:len(good) - 30] + sep + (marker(1.0) + sample(1.5)).encode(),
         "secret-not-a-dump": b"root:$6$not-a-jitdump:19000:0:99999:7:::\n" + sep + (marker(1.0) + sample(1.5)).encode(),
         "record-over-budget": header(pid) + rec(0, b"\0" * 64, total=0xFFFFFFF0) + sep + (marker(1.0) + sample(1.5)).encode(),
@@ -244,9 +243,6 @@ def report_seeds(reader: dict) -> dict:
         (marker(1.0) + sample(1.5, comm="\x1b[31mred")).encode(),
         "exec-marker-pairs": good + sep + execs(300).encode(),
         "marker-at-root-file": good + sep + (marker(1.0, "/etc/shadow/../jit-4242.dump") + sample(1.5)).encode(),
-        "evlist-clockid-not-a-number": good + sep + (marker(1.0) + sample(1.5)).encode() + ev +
-        evlist.replace("clockid: 1", "clockid: x").encode(),
-        "evlist-clockid-huge": good + sep + sample(1.5).encode() + ev + evlist.replace("clockid: 1", "clockid: 99999999999").encode(),
     }
     for name in ("good", "truncated-tail", "samply-good", "debug-huge-count", "load-at-max"):
         if name in reader:

@@ -2,9 +2,10 @@
 // read it: a JVM's dump (jitdump/read/decoder.h ParseFile through a small window, and
 // JvmCode::Load with a memory budget, as files the JVM's user controls) and perf's output (the
 // `perf script` text through ScriptParser into ProcessMap's marker index and the ProfileReader,
-// and `perf evlist -v` through ParseEvlist), then the text outputs written from the profile.
+// as `jitdump report --script` and `jitdump fold` read it), then the text outputs written from
+// the profile.
 //
-// Input layout: DUMP_BYTES "\n#PERF-SCRIPT#\n" PERF_SCRIPT_TEXT [ "\n#EVLIST#\n" EVLIST_TEXT ].
+// Input layout: DUMP_BYTES "\n#PERF-SCRIPT#\n" PERF_SCRIPT_TEXT.
 // The dump is a regular file in a private directory (no link, no FIFO: those are refused before
 // any byte is read, which the faults suite's root-visit tests check on real files); every marker
 // in the script is looked up in that directory only (ReadOptions::dump_dirs), never at the path
@@ -28,7 +29,6 @@
 #include "jitdump/report/folded.h"
 #include "jitdump/report/jvm_code.h"
 #include "jitdump/report/line_table.h"
-#include "jitdump/report/perf_recording.h"
 #include "jitdump/report/perf_script.h"
 #include "jitdump/report/process_map.h"
 #include "jitdump/report/profile_reader.h"
@@ -128,23 +128,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Init();
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   static const std::string_view kScript = "\n#PERF-SCRIPT#\n";
-  static const std::string_view kEvlist = "\n#EVLIST#\n";
   const size_t script_at = input.find(kScript);
   const std::string_view dump = input.substr(0, script_at);
-  std::string_view script = script_at == std::string_view::npos ? std::string_view() : input.substr(script_at + kScript.size());
-  const size_t evlist_at = script.find(kEvlist);
-  const std::string_view evlist = evlist_at == std::string_view::npos ? std::string_view() : script.substr(evlist_at + kEvlist.size());
-  script = script.substr(0, evlist_at);
+  const std::string_view script = script_at == std::string_view::npos ? std::string_view() : input.substr(script_at + kScript.size());
 
   try {
     const std::string path = Put(4242, dump);
     CheckWindowed(path, dump);
 
-    const RecordingShape shape = ShapeOf(ParseEvlist(evlist));
     ReadOptions options;
     options.dump_dirs = {g_dir};
-    options.times_are_dump_clock = shape.monotonic_clock || evlist.empty();
-    options.return_addresses_adjusted = shape.dwarf_call_chains;
     options.dump_memory = 1 << 20;
 
     // Every marker the script names finds its dump in g_dir only: the file written above for
