@@ -22,7 +22,7 @@
 
 #include "jitdump/read/consumer_rules.h"
 #include "jitdump/read/decoder.h"
-#include "jitdump/read/mapped_file.h"
+#include "jitdump/read/regular_file.h"
 #include "jitdump/write/safe_file.h"
 
 namespace jitdump {

@@ -12,7 +12,7 @@
 #include "cpp-tests/read_test_support.h"
 #include "jitdump/read/consumer_rules.h"
 #include "jitdump/read/decoder.h"
-#include "jitdump/read/mapped_file.h"
+#include "jitdump/read/regular_file.h"
 
 namespace jitdump {
 namespace {

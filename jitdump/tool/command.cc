@@ -2,10 +2,12 @@
 // text safe for a terminal.
 #include "jitdump/tool/command.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 
 #include "jitdump/read/decoder.h"
-#include "jitdump/read/mapped_file.h"
+#include "jitdump/read/regular_file.h"
 
 namespace jitdump::tool {
 
@@ -25,13 +27,27 @@ int Invocation::UsageError(const std::string& message) const {
   return kExitUsage;
 }
 
+namespace {
+
+// Decodes the regular file at `path` through a window of reads, never a mapping: a dump cut
+// shorter while it is read (a producer dropping a torn record) reads as a truncated tail rather
+// than a SIGBUS.
+Status ReadDump(const std::string& path, JitDump* dump) {
+  int fd = -1;
+  uint64_t size = 0;
+  if (const Status status = OpenRegularFile(path, &fd, &size); !status.ok()) return status;
+  const Status status = ParseFile(fd, size, FileLimits{}, dump);
+  ::close(fd);
+  return status;
+}
+
+}  // namespace
+
 bool LoadDump(const std::string& path, JitDump* dump) {
-  MappedFile file;
-  if (const Status status = file.Open(path); !status.ok()) {
+  if (const Status status = ReadDump(path, dump); !status.ok()) {
     std::fprintf(stderr, "jitdump: %s: %s\n", path.c_str(), status.ToString().c_str());
     return false;
   }
-  *dump = Parse(file.bytes());
   return true;
 }
 
@@ -45,9 +61,7 @@ int LoadReadableDump(const std::string& path, JitDump* dump) {
 }
 
 bool LoadSidecar(const std::string& path, JitDump* sidecar) {
-  MappedFile file;
-  if (!file.Open(path + ".inline").ok()) return false;
-  *sidecar = Parse(file.bytes());
+  if (!ReadDump(path + ".inline", sidecar).ok()) return false;
   if (!sidecar->header_ok) {
     std::fprintf(stderr, "jitdump: ignoring %s.inline: not a readable jitdump\n", path.c_str());
     return false;

@@ -14,7 +14,7 @@
 
 #include "jitdump/format/dump_format.h"
 #include "jitdump/read/decoder.h"
-#include "jitdump/read/mapped_file.h"
+#include "jitdump/read/regular_file.h"
 #include "jitdump/write/safe_file.h"
 
 namespace jitdump::tool {
