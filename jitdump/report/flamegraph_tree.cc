@@ -120,25 +120,61 @@ class TreeBuilder {
   std::vector<uint32_t> slots_;  // node indexes; size a power of two, at most half full
 };
 
+// The pseudo frames of processes, threads and unknown locations, made once each (a recording
+// has a few of them and tens of thousands of distinct stacks that name them again).
+class PseudoFrames {
+ public:
+  PseudoFrames(const Profile& profile, FrameTable& frames)
+      : profile_(profile), frames_(frames), processes_(profile.processes.size() + 1, kNone),
+        unknown_(profile.locations.size(), kNone) {}
+
+  uint32_t Process(uint32_t index) {
+    const size_t slot = index < profile_.processes.size() ? index : profile_.processes.size();
+    uint32_t& id = processes_[slot];
+    if (id == kNone) {
+      id = frames_.Pseudo(slot < profile_.processes.size() ? ProcessFrameName(profile_.processes[slot]) : "[unknown process]",
+                          "process");
+    }
+    return id;
+  }
+  uint32_t Thread(const std::string& thread) {
+    const auto [it, inserted] = threads_.try_emplace(thread, kNone);
+    if (inserted) it->second = frames_.Pseudo(thread.empty() ? "[unknown thread]" : thread, "thread");
+    return it->second;
+  }
+  uint32_t Unknown(uint32_t location) {
+    uint32_t& id = unknown_[location];
+    if (id == kNone) id = frames_.Pseudo(UnknownFrameName(profile_, profile_.locations[location]), "unknown");
+    return id;
+  }
+
+ private:
+  const Profile& profile_;
+  FrameTable& frames_;
+  std::vector<uint32_t> processes_;  // by process index; the last: no process
+  std::unordered_map<std::string_view, uint32_t> threads_;  // keys are the profile's thread names
+  std::vector<uint32_t> unknown_;    // by location index
+};
+
 void AddSamples(const Profile& profile, const FlameGraphOptions& options, FrameTable& frames, TreeBuilder& tree) {
   const bool process_level = options.process_level || profile.processes.size() > 1;
+  PseudoFrames pseudo(profile, frames);
   for (const Sample& sample : profile.samples) {
     uint32_t node = 0;
     tree.Count(node, sample.count, 0);
-    const Process* process = sample.process < profile.processes.size() ? &profile.processes[sample.process] : nullptr;
     if (process_level) {
-      node = tree.Child(node, frames.Pseudo(process ? ProcessFrameName(*process) : "[unknown process]", "process"));
+      node = tree.Child(node, pseudo.Process(sample.process));
       tree.Count(node, sample.count, 0);
     }
     if (options.thread_level) {
-      node = tree.Child(node, frames.Pseudo(sample.thread.empty() ? "[unknown thread]" : sample.thread, "thread"));
+      node = tree.Child(node, pseudo.Thread(sample.thread));
       tree.Count(node, sample.count, 0);
     }
     // Samples list locations leaf first and lines innermost first: walk both backwards.
     for (auto loc = sample.locations.rbegin(); loc != sample.locations.rend(); ++loc) {
       const Location& location = profile.locations[*loc];
       if (location.lines.empty()) {
-        node = tree.Child(node, frames.Pseudo(UnknownFrameName(profile, location), "unknown"));
+        node = tree.Child(node, pseudo.Unknown(*loc));
         tree.Count(node, sample.count, 0);
         continue;
       }

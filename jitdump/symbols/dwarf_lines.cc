@@ -68,6 +68,26 @@ std::vector<std::unique_ptr<char[]>> TerminateDebugSections(const ElfImage& imag
   return copies;
 }
 
+bool IsFunction(int tag) {
+  return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram || tag == DW_TAG_entry_point;
+}
+
+// The tags libdw's scope walk enters (libdw_visit_scopes.c, may_have_scopes).
+bool MayHaveScopes(int tag) {
+  switch (tag) {
+    case DW_TAG_lexical_block:
+    case DW_TAG_with_stmt:
+    case DW_TAG_catch_block:
+    case DW_TAG_try_block:
+    case DW_TAG_entry_point:
+    case DW_TAG_inlined_subroutine:
+    case DW_TAG_subprogram:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // The DIE that defines a function: an inlined or out-of-line instance's abstract origin, a
 // definition's declaration (DW_AT_specification), as far as they go.
 Dwarf_Die Definition(Dwarf_Die* die) {
@@ -85,22 +105,12 @@ Dwarf_Die Definition(Dwarf_Die* die) {
   return current;
 }
 
-// A function's name as perf spells ELF symbols: its linkage name demangled, else its DWARF
-// name qualified by the namespaces and classes around its definition ("ns::(anonymous
-// namespace)::Inline", what the demangler makes of a linkage name).
-std::string DieName(Dwarf_Die* die) {
-  Dwarf_Attribute attr;
-  if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) != nullptr ||
-      dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr) != nullptr) {
-    if (const char* linkage = dwarf_formstring(&attr)) return DemangleLikePerf(linkage);
-  }
-  if (dwarf_attr_integrate(die, DW_AT_name, &attr) == nullptr) return {};
-  const char* name = dwarf_formstring(&attr);
-  if (name == nullptr) return {};
+// The namespaces and classes around a function's definition, as the demangler spells a
+// linkage name's ("ns::(anonymous namespace)::"): a walk of its unit from the start.
+std::string ScopePrefix(Dwarf_Die* definition) {
   std::string qualified;
-  Dwarf_Die definition = Definition(die);
   Dwarf_Die* scopes = nullptr;
-  const int count = dwarf_getscopes_die(&definition, &scopes);
+  const int count = dwarf_getscopes_die(definition, &scopes);
   // scopes[0] is the definition itself, the last its unit.
   for (int i = count - 1; i >= 1; --i) {
     const int tag = dwarf_tag(&scopes[i]);
@@ -113,7 +123,7 @@ std::string DieName(Dwarf_Die* die) {
     qualified += "::";
   }
   std::free(scopes);
-  return qualified + name;
+  return qualified;
 }
 
 // The file and line an inlined subroutine was called from (in its caller).
@@ -198,6 +208,113 @@ bool DwarfLines::FindUnit(uint64_t vaddr, Dwarf_Die* cu) {
   return false;
 }
 
+void DwarfLines::LibdwScopes(Dwarf_Die* cu, uint64_t vaddr, std::vector<Dwarf_Die>* out) {
+  out->clear();
+  // dwarf_getscopes continues an inlined function's scopes with those of its abstract
+  // definition; the physical nesting of the innermost function's DIE is dwarf_getscopes_die's.
+  Dwarf_Die* scopes = nullptr;
+  int count = dwarf_getscopes(cu, vaddr, &scopes);
+  Dwarf_Die innermost;
+  bool found = false;
+  for (int i = 0; i < count && i < kMaxScopes && !found; ++i) {
+    if (IsFunction(dwarf_tag(&scopes[i]))) {
+      innermost = scopes[i];
+      found = true;
+    }
+  }
+  std::free(scopes);
+  scopes = nullptr;
+  count = found ? dwarf_getscopes_die(&innermost, &scopes) : 0;
+  for (int i = 0; i < count && i < kMaxScopes; ++i) out->push_back(scopes[i]);
+  std::free(scopes);
+}
+
+bool DwarfLines::CoveringPath(Dwarf_Die* cu, uint64_t vaddr, std::vector<Dwarf_Die>* path) {
+  path->clear();
+  const auto [it, inserted] = unit_scopes_.try_emplace(dwarf_dieoffset(cu));
+  UnitScopes& unit = it->second;
+  if (inserted) {
+    Dwarf_Die child;
+    if (dwarf_child(cu, &child) == 0) {
+      do {
+        const int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_imported_unit) {
+          unit.imports = true;
+          break;
+        }
+        TopScope top;
+        top.offset = dwarf_dieoffset(&child);
+        top.first_range = static_cast<uint32_t>(unit.ranges.size());
+        Dwarf_Addr base = 0, start = 0, end = 0;
+        for (ptrdiff_t r = 0; unit.ranges.size() < kMaxUnitRanges && (r = dwarf_ranges(&child, r, &base, &start, &end)) > 0;) {
+          unit.ranges.emplace_back(start, end);
+        }
+        top.ranges = static_cast<uint32_t>(unit.ranges.size()) - top.first_range;
+        if (top.ranges > 0) unit.scopes.push_back(top);
+      } while (dwarf_siblingof(&child, &child) == 0);
+    }
+    if (unit.imports) {
+      unit.scopes.clear();
+      unit.ranges.clear();
+    }
+  }
+  if (unit.imports) return false;
+  // dwarf_getscopes' rule: a DIE covers the address when one of its ranges holds it; the first
+  // covering child of a level wins, and only scopes (functions, inlined calls, blocks) are
+  // entered.
+  const TopScope* top = nullptr;
+  for (const TopScope& t : unit.scopes) {
+    for (uint32_t r = t.first_range; r < t.first_range + t.ranges; ++r) {
+      if (vaddr >= unit.ranges[r].first && vaddr < unit.ranges[r].second) {
+        top = &t;
+        break;
+      }
+    }
+    if (top != nullptr) break;
+  }
+  if (top == nullptr) return true;
+  Dwarf_Die die;
+  if (dwarf_offdie(dwarf_, top->offset, &die) == nullptr) return false;
+  path->push_back(die);
+  while (path->size() < static_cast<size_t>(kMaxScopes) && MayHaveScopes(dwarf_tag(&path->back())) &&
+         dwarf_haschildren(&path->back()) > 0) {
+    Dwarf_Die child;
+    if (dwarf_child(&path->back(), &child) != 0) break;
+    bool covered = false;
+    do {
+      if (dwarf_tag(&child) == DW_TAG_imported_unit) return false;
+      if (dwarf_haspc(&child, vaddr) > 0) {
+        covered = true;
+        break;
+      }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    if (!covered) break;
+    path->push_back(child);
+  }
+  return true;
+}
+
+// A function's name as perf spells ELF symbols: its linkage name demangled, else its DWARF
+// name qualified by the namespaces and classes around its definition (what the demangler makes
+// of a linkage name). Once per DIE, and the qualification once per definition (a function
+// inlined in many places has one).
+const std::string& DwarfLines::NameOf(Dwarf_Die* die) {
+  const auto [it, inserted] = names_.try_emplace(dwarf_dieoffset(die));
+  if (!inserted) return it->second;
+  Dwarf_Attribute attr;
+  if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) != nullptr ||
+      dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr) != nullptr) {
+    if (const char* linkage = dwarf_formstring(&attr)) return it->second = DemangleLikePerf(linkage);
+  }
+  if (dwarf_attr_integrate(die, DW_AT_name, &attr) == nullptr) return it->second;
+  const char* name = dwarf_formstring(&attr);
+  if (name == nullptr) return it->second;
+  Dwarf_Die definition = Definition(die);
+  const auto [prefix, new_prefix] = prefixes_.try_emplace(dwarf_dieoffset(&definition));
+  if (new_prefix) prefix->second = ScopePrefix(&definition);
+  return it->second = prefix->second + name;
+}
+
 bool DwarfLines::Chain(uint64_t vaddr, std::vector<SourceFrame>* frames) {
   frames->clear();
   Dwarf_Die cu;
@@ -212,35 +329,33 @@ bool DwarfLines::Chain(uint64_t vaddr, std::vector<SourceFrame>* frames) {
     if (dwarf_lineno(row, &number) == 0 && number > 0) line = static_cast<uint32_t>(number);
   }
 
-  // dwarf_getscopes continues an inlined function's scopes with those of its abstract
-  // definition; the chain of callers is the physical nesting of the innermost function's DIE,
-  // which dwarf_getscopes_die gives (as eu-addr2line -i does).
-  Dwarf_Die* scopes = nullptr;
-  int count = dwarf_getscopes(&cu, vaddr, &scopes);
-  Dwarf_Die innermost;
-  bool found = false;
-  for (int i = 0; i < count && i < kMaxScopes && !found; ++i) {
-    const int tag = dwarf_tag(&scopes[i]);
-    if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram || tag == DW_TAG_entry_point) {
-      innermost = scopes[i];
-      found = true;
+  // The chain of callers is the physical nesting of the innermost function's DIE (as
+  // eu-addr2line -i gives it): the covering path cut at its innermost function, innermost first.
+  std::vector<Dwarf_Die>& path = path_;
+  if (scope_index_ && CoveringPath(&cu, vaddr, &path)) {
+    size_t innermost = path.size();
+    for (size_t i = path.size(); i-- > 0;) {
+      if (IsFunction(dwarf_tag(&path[i]))) {
+        innermost = i;
+        break;
+      }
     }
+    path.resize(innermost < path.size() ? innermost + 1 : 0);
+    std::reverse(path.begin(), path.end());
+  } else {
+    LibdwScopes(&cu, vaddr, &path);
   }
-  std::free(scopes);
-  scopes = nullptr;
-  count = found ? dwarf_getscopes_die(&innermost, &scopes) : 0;
-  for (int i = 0; i < count && i < kMaxScopes; ++i) {
-    Dwarf_Die* scope = &scopes[i];
+  for (size_t i = 0; i < path.size() && i < static_cast<size_t>(kMaxScopes); ++i) {
+    Dwarf_Die* scope = &path[i];
     const int tag = dwarf_tag(scope);
     if (tag == DW_TAG_inlined_subroutine) {
-      frames->push_back(SourceFrame{DieName(scope), file, line, /*inlined=*/true});
+      frames->push_back(SourceFrame{NameOf(scope), file, line, /*inlined=*/true});
       CallSite(&cu, scope, &file, &line);
     } else if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point) {
-      frames->push_back(SourceFrame{DieName(scope), file, line, /*inlined=*/false});
+      frames->push_back(SourceFrame{NameOf(scope), file, line, /*inlined=*/false});
       break;
     }
   }
-  std::free(scopes);
   // No function DIE covers the address (assembly with a line table only): the row alone.
   if (frames->empty() && (line != 0 || !file.empty())) frames->push_back(SourceFrame{"", file, line, false});
   return !frames->empty();

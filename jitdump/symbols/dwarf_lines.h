@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "jitdump/symbols/elf_image.h"
@@ -36,12 +37,26 @@ class DwarfLines {
   // no compilation unit covers it.
   bool Chain(uint64_t vaddr, std::vector<SourceFrame>* frames);
 
+  // Off: every chain through libdw's own walks of the unit (what the index must equal; tests).
+  void set_scope_index(bool on) { scope_index_ = on; }
+
   // What the open DWARF holds in memory (the debug sections libdw read, decompressed).
   uint64_t bytes() const { return bytes_; }
 
  private:
   DwarfLines() = default;
   bool FindUnit(uint64_t vaddr, Dwarf_Die* cu);
+  // The name of a function's DIE, once per DIE: qualifying a name walks its unit from the start
+  // (dwarf_getscopes_die), and the same functions come back in address after address.
+  const std::string& NameOf(Dwarf_Die* die);
+  // The DIEs that cover `vaddr`, outermost first, found the way dwarf_getscopes finds them (the
+  // first covering child at each level, into scopes only) but from the unit's covering
+  // children indexed once, not by a walk of the whole unit per address. False when the unit
+  // imports others (DW_TAG_imported_unit): libdw's own walk is used then.
+  bool CoveringPath(Dwarf_Die* cu, uint64_t vaddr, std::vector<Dwarf_Die>* path);
+  // The innermost inline chain's DIEs through libdw's walks (dwarf_getscopes, then
+  // dwarf_getscopes_die): innermost first.
+  static void LibdwScopes(Dwarf_Die* cu, uint64_t vaddr, std::vector<Dwarf_Die>* scopes);
 
   std::unique_ptr<ElfImage> image_;
   // NUL-terminated copies of debug sections that were not (dwarf_lines.cc), which libdw reads.
@@ -57,6 +72,22 @@ class DwarfLines {
   std::vector<UnitRange> unit_ranges_;
   bool unit_ranges_built_ = false;
   bool have_aranges_ = false;
+  std::unordered_map<Dwarf_Off, std::string> names_;     // by DIE offset
+  std::unordered_map<Dwarf_Off, std::string> prefixes_;  // by definition DIE offset
+  // A unit's children that have address ranges, in the unit's order, with their ranges.
+  struct TopScope {
+    Dwarf_Off offset = 0;
+    uint32_t first_range = 0;
+    uint32_t ranges = 0;
+  };
+  struct UnitScopes {
+    bool imports = false;  // a child is DW_TAG_imported_unit
+    std::vector<TopScope> scopes;
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+  };
+  std::unordered_map<Dwarf_Off, UnitScopes> unit_scopes_;  // by unit DIE offset
+  std::vector<Dwarf_Die> path_;
+  bool scope_index_ = true;
 };
 
 }  // namespace jitdump::symbols
