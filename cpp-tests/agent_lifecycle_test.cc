@@ -10,7 +10,6 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <jvmti.h>
-#include <jvmticmlr.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,14 +25,13 @@
 #include <vector>
 
 #include "agent/jvmti/callbacks.h"
-#include "agent/core/clock.h"
+#include "fake_jvm_test.h"
 #include "fake_jvmti.h"
 #include "test_dump_reader.h"
 
 namespace jitdump_agent {
 namespace {
 
-using test_support::FakeClass;
 using test_support::FakeJvm;
 using test_support::FakeJvmti;
 using test_support::FakeMethod;
@@ -86,15 +84,10 @@ std::string ReadText(const std::string& path) {
   return text.str();
 }
 
-class AgentLifecycleTest : public ::testing::Test {
+class AgentLifecycleTest : public test_support::FakeJvmTest {
  protected:
   void SetUp() override {
-    char templ[] = "/tmp/agent_lifecycle_test.XXXXXX";
-    ASSERT_NE(mkdtemp(templ), nullptr);
-    dir_ = templ;
-    FakeJvmti::require_attached() = true;  // as HotSpot: JVMTI answers only threads it knows
-    FakeJvm::SetJvmti(fake_.env());
-    FakeJvm::ActAsJvmThread();  // this thread stands in for the Attach Listener and the ServiceThread
+    FakeJvmTest::SetUp();
     files_before_ = OpenFiles();
   }
   void TearDown() override {
@@ -102,8 +95,7 @@ class AgentLifecycleTest : public ::testing::Test {
     agent_->VMDeath();
     agent_->Unload();
     delete agent_;
-    FakeJvm::SetJvmti(nullptr);
-    (void)!system(("rm -rf " + dir_).c_str());
+    FakeJvmTest::TearDown();
   }
 
   jint Load(const std::string& options, bool attach = true) {
@@ -112,26 +104,10 @@ class AgentLifecycleTest : public ::testing::Test {
   std::string Dir(const std::string& name) { return dir_ + "/" + name; }
   std::string DumpIn(const std::string& name) { return Dir(name) + "/jit-" + std::to_string(::getpid()) + ".dump"; }
 
-  // A compiled load of `method` as HotSpot posts it: kCodeSize bytes of code in `slot` of the
-  // fake code cache.
+  // A compiled load of `method`: kCodeSize bytes of code in `slot` of the fake code cache.
   void PostLoad(FakeMethod& method, size_t slot) {
     const uint8_t* code = code_.data() + slot * kCodeSize;
-    jmethodID methods[1] = {method.id()};
-    jint bcis[1] = {0};
-    PCStackInfo pc{const_cast<uint8_t*>(code) + 0x10, 1, methods, bcis};
-    jvmtiCompiledMethodLoadInlineRecord record{};
-    record.header.kind = JVMTI_CMLR_INLINE_INFO;
-    record.numpcs = 1;
-    record.pcinfo = &pc;
-    HandleCompiledMethodLoad(agent_->lifecycle(), MonotonicNanos(), method.id(), kCodeSize, code, &record);
-  }
-
-  std::vector<std::string> LoadNames(const std::string& dump) {
-    std::vector<std::string> names;
-    for (const auto& r : test_support::WalkRecords(test_support::ReadFileBytes(dump))) {
-      if (r.id == 0) names.push_back(r.name);
-    }
-    return names;
+    PostCompiledLoad(agent_->lifecycle(), method, code, kCodeSize, code + 0x10);
   }
 
   // A stopped agent keeps nothing: no event enabled, no session, no writer thread, no
@@ -149,12 +125,8 @@ class AgentLifecycleTest : public ::testing::Test {
     EXPECT_EQ(records.back().id, kJitCodeClose) << dump << " ends with JIT_CODE_CLOSE";
   }
 
-  std::string dir_;
-  FakeJvmti fake_;
-  FakeJvm jvm_;
   Agent* agent_ = new Agent();
   std::multiset<std::string> files_before_;
-  FakeClass class_{"Lapp/Work;", "Work.java"};
   FakeMethod first_{&class_, "first", "()V", {{0, 10}}};
   FakeMethod second_{&class_, "second", "()V", {{0, 20}}};
   static constexpr size_t kCodeSize = 0x40;

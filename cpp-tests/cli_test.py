@@ -535,6 +535,75 @@ def scenario_copy(d):
     expect_rc(["copy", not_dump, os.path.join(d, "y.dump")], 1)
 
 
+def agent_path(tool, env_lib=None):
+    """`TOOL agent-path --json` with $JITDUMPAGENT_LIB set to env_lib (None: unset)."""
+    env = {k: v for k, v in os.environ.items() if k != "JITDUMPAGENT_LIB"}
+    if env_lib is not None:
+        env["JITDUMPAGENT_LIB"] = env_lib
+    proc = subprocess.run([tool, "agent-path", "--json"], env=env, capture_output=True, text=True)
+    return proc.returncode, (json.loads(proc.stdout) if proc.returncode == 0 else None), proc.stderr
+
+
+def place(src, dest, mode):
+    os.makedirs(os.path.dirname(dest), exist_ok=True)
+    with open(src, "rb") as i, open(dest, "wb") as o:
+        o.write(i.read())
+    os.chmod(dest, mode)
+    return dest
+
+
+def scenario_agent_path(d):
+    """Where the tool finds its agent: $JITDUMPAGENT_LIB, else the installed layout beside it
+    (meson's prefix, bindir and libdir), else the build tree's; nothing writable by others."""
+    build = os.path.realpath(os.path.join(os.path.dirname(TOOL), "..", ".."))
+    built_agent = os.path.join(build, "agent", "libjitdumpagent.so")
+    rc, got, err = agent_path(TOOL, "/opt/elsewhere/libjitdumpagent.so")
+    expect(rc == 0 and got == {"agent": "/opt/elsewhere/libjitdumpagent.so", "from": "JITDUMPAGENT_LIB"},
+           f"$JITDUMPAGENT_LIB wins, taken as given: {got} {err}")
+    rc, got, err = agent_path(TOOL)
+    expect(rc == 0 and got == {"agent": built_agent, "from": "build"}, f"the build tree's agent: {got} {err}")
+    out, _ = expect_rc(["agent-path"], 0)
+    expect(out == (os.environ.get("JITDUMPAGENT_LIB") or built_agent) + "\n", f"text output is the path: {out!r}")
+
+    # Copies of the tool in each layout, with a stand-in agent (any regular file will do: the
+    # tool only locates it).
+    options = {o["name"]: o["value"] for o in json.loads(subprocess.run(
+        ["meson", "introspect", "--buildoptions", build], check=True, capture_output=True, text=True).stdout)}
+    prefix = os.path.join(d, "layout")
+    bindir = os.path.join(prefix, options["bindir"])
+    installed_agent = os.path.join(prefix, options["libdir"], "libjitdumpagent", "libjitdumpagent.so")
+    tool = place(TOOL, os.path.join(bindir, "jitdump"), 0o755)
+    rc, got, err = agent_path(tool)
+    expect(rc == 1 and "JITDUMPAGENT_LIB" in err and "installed layout" in err and "build layout" in err,
+           f"a tool with no agent beside it says what it looked at: rc={rc} {err}")
+    build_agent = os.path.join(bindir, "..", "..", "agent", "libjitdumpagent.so")  # bin/ stands for jitdump/tool/
+    place(TOOL, build_agent, 0o644)
+    rc, got, err = agent_path(tool)
+    expect(rc == 0 and got == {"agent": os.path.realpath(build_agent), "from": "build"},
+           f"a build-tree layout: {got} {err}")
+    place(TOOL, installed_agent, 0o644)
+    rc, got, err = agent_path(tool)
+    expect(rc == 0 and got == {"agent": os.path.realpath(installed_agent), "from": "installed"},
+           f"the installed layout comes first: {got} {err}")
+
+    # Nothing another user can change is handed out (the tool may run as root for their JVM).
+    os.chmod(installed_agent, 0o666)
+    rc, got, err = agent_path(tool)
+    expect(rc == 0 and got["from"] == "build", f"a world-writable agent is passed over: {got} {err}")
+    os.chmod(installed_agent, 0o644)
+    agent_dir = os.path.dirname(installed_agent)
+    os.chmod(agent_dir, 0o777)
+    rc, got, err = agent_path(tool)
+    expect(rc == 0 and got["from"] == "build", f"an agent in a world-writable directory is passed over: {got} {err}")
+    os.chmod(os.path.dirname(os.path.realpath(build_agent)), 0o777)
+    rc, got, err = agent_path(tool)
+    expect(rc == 1 and err.count("writable by other users") == 2, f"both refused, and said why: rc={rc} {err}")
+    os.chmod(os.path.dirname(os.path.realpath(build_agent)), 0o755)
+    os.chmod(agent_dir, 0o755)
+    rc, got, err = agent_path(tool)
+    expect(rc == 0 and got["from"] == "installed", f"restored: {got} {err}")
+
+
 def main():
     global TOOL, FIXTURES
     if len(sys.argv) != 5:

@@ -5,8 +5,6 @@
 
 #include <gtest/gtest.h>
 #include <jvmti.h>
-#include <jvmticmlr.h>
-#include <stdlib.h>
 
 #include <atomic>
 #include <algorithm>
@@ -19,13 +17,13 @@
 #include "agent/jvmti/callbacks.h"
 #include "agent/core/clock.h"
 #include "agent/jvmti/jvm_resolver.h"
+#include "fake_jvm_test.h"
 #include "fake_jvmti.h"
 #include "test_dump_reader.h"
 
 namespace jitdump_agent {
 namespace {
 
-using test_support::FakeClass;
 using test_support::FakeJvm;
 using test_support::FakeJvmti;
 using test_support::FakeMethod;
@@ -157,16 +155,12 @@ TEST(LifecycleTest, CloseRefusesEventsAndAwaitIdleWaitsForThoseInFlight) {
 
 // End to end: the agent's state as Agent_OnLoad builds it (resolve=writer), with the writer
 // thread running, the fake JVM refusing JVMTI to threads it does not know.
-class LifecycleJvmTest : public ::testing::Test {
+class LifecycleJvmTest : public test_support::FakeJvmTest {
  protected:
   void SetUp() override {
-    char templ[] = "/tmp/lifecycle_test.XXXXXX";
-    ASSERT_NE(mkdtemp(templ), nullptr);
-    dir_ = templ;
+    FakeJvmTest::SetUp();
     options_.dir = dir_;
     options_.flush_ms = 1;
-    FakeJvmti::require_attached() = true;
-    FakeJvm::ActAsJvmThread();  // this thread stands in for the ServiceThread
     state_ = std::make_unique<Session>(options_, lifecycle_);
     state_->jvmti = fake_.env();
     state_->vm = jvm_.vm();
@@ -182,37 +176,21 @@ class LifecycleJvmTest : public ::testing::Test {
   void TearDown() override {
     state_->lifecycle.Close();
     state_->writer.Finish(MonotonicNanos(), 5000);
-    (void)!system(("rm -rf " + dir_).c_str());
+    FakeJvmTest::TearDown();
   }
 
-  // A compiled load of `method` whose one PcDesc names it, as HotSpot posts it, at `code`.
+  // A compiled load of `method` whose one PcDesc names it, at `code_addr` as far as the agent
+  // knows (the bytes come from `code`).
   void Load(FakeMethod& method, uint64_t code_addr, const uint8_t* code = nullptr) {
-    if (code == nullptr) code = code_;
-    jmethodID methods[1] = {method.id()};
-    jint bcis[1] = {0};
-    PCStackInfo pc{reinterpret_cast<void*>(code_addr + 0x10), 1, methods, bcis};
-    jvmtiCompiledMethodLoadInlineRecord record{};
-    record.header.kind = JVMTI_CMLR_INLINE_INFO;
-    record.numpcs = 1;
-    record.pcinfo = &pc;
-    HandleCompiledMethodLoad(lifecycle_, MonotonicNanos(), method.id(), sizeof code_, code, &record);
+    PostCompiledLoad(lifecycle_, method, code != nullptr ? code : code_, sizeof code_,
+                     reinterpret_cast<void*>(code_addr + 0x10));
   }
 
-  std::vector<std::string> WrittenNames() {
-    std::vector<std::string> names;
-    for (const auto& r : test_support::WalkRecords(test_support::ReadFileBytes(state_->writer.dump_path()))) {
-      if (r.id == 0) names.push_back(r.name);
-    }
-    return names;
-  }
+  std::vector<std::string> WrittenNames() { return LoadNames(state_->writer.dump_path()); }
 
-  std::string dir_;
   Options options_;
-  FakeJvmti fake_;
-  FakeJvm jvm_;
   Lifecycle lifecycle_;
   std::unique_ptr<Session> state_;
-  FakeClass class_{"Lapp/Work;", "Work.java"};
   FakeMethod early_{&class_, "early", "()V", {{0, 10}}};
   FakeMethod deferred_{&class_, "deferred", "()V", {{0, 20}}};
   FakeMethod late_{&class_, "late", "()V", {{0, 30}}};

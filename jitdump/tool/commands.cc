@@ -6,7 +6,7 @@ namespace jitdump::tool {
 
 extern const Command kInfoCommand, kListCommand, kLinesCommand, kAddr2lineCommand, kCheckCommand, kPerfmapCommand,
     kRecordsCommand, kMethodsCommand, kFoldCommand, kStripInlineCommand, kReportCommand, kCopyCommand, kAttachCommand,
-    kRunDirCommand, kPerfDataCommand, kRetargetMarkersCommand;
+    kRunDirCommand, kPerfDataCommand, kRetargetMarkersCommand, kAgentPathCommand;
 
 std::span<const Command* const> AllCommands() {
   // In the order `jitdump --help` lists them.
@@ -24,6 +24,7 @@ std::span<const Command* const> AllCommands() {
       &kReportCommand,
       &kCopyCommand,
       &kAttachCommand,
+      &kAgentPathCommand,
       &kRunDirCommand,
       &kPerfDataCommand,
       &kRetargetMarkersCommand,

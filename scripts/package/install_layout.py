@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Writes the installed copy of a script (perf-java, attach, collect): the same file with its one
-line marked `install-layout` pointing at the installed agent and/or jitdump tool instead of the
-build tree.
+"""Writes the installed copy of a script (perf-java, attach, collect, hotspot-view): the same file
+with its one line marked `install-layout` pointing at the installed jitdump tool instead of the
+build tree's. The scripts ask the tool where the agent is (`jitdump agent-path`).
 
-  install_layout.py INPUT OUTPUT --bindir DIR --agent FILE --tool FILE
+  install_layout.py INPUT OUTPUT --bindir DIR --tool FILE
 
 DIR, FILE: absolute install paths (prefix included, DESTDIR not). The marked line holds the
-paths relative to the script's own directory, as the checkout's copy does for build/, so the
+path relative to the script's own directory, as the checkout's copy does for build/, so the
 installed tree works under any --prefix, from any DESTDIR, and when moved as a whole.
 """
 
@@ -15,7 +15,6 @@ import os
 import sys
 
 MARKER = "install-layout"
-CHECKOUT_AGENT = "../../build/agent/libjitdumpagent.so"
 CHECKOUT_TOOL = "../../build/jitdump/tool/jitdump"
 
 
@@ -24,7 +23,6 @@ def main(argv):
     parser.add_argument("input")
     parser.add_argument("output")
     parser.add_argument("--bindir", required=True)
-    parser.add_argument("--agent", required=True)
     parser.add_argument("--tool", required=True)
     args = parser.parse_args(argv)
 
@@ -34,13 +32,9 @@ def main(argv):
     if len(marked) != 1:
         sys.exit(f"{args.input}: expected exactly one code line marked '{MARKER}', found {len(marked)}")
     line = lines[marked[0]]
-    named = [(checkout, installed) for checkout, installed in
-             ((CHECKOUT_AGENT, args.agent), (CHECKOUT_TOOL, args.tool)) if checkout in line]
-    if not named or any(line.count(checkout) != 1 for checkout, _ in named):
-        sys.exit(f"{args.input}:{marked[0] + 1}: the '{MARKER}' line must name {CHECKOUT_AGENT}, "
-                 f"{CHECKOUT_TOOL} or both, each once")
-    for checkout, installed in named:
-        line = line.replace(checkout, os.path.relpath(installed, args.bindir))
+    if line.count(CHECKOUT_TOOL) != 1:
+        sys.exit(f"{args.input}:{marked[0] + 1}: the '{MARKER}' line must name {CHECKOUT_TOOL} once")
+    line = line.replace(CHECKOUT_TOOL, os.path.relpath(args.tool, args.bindir))
     lines[marked[0]] = line
 
     with open(args.output, "w", encoding="utf-8") as f:

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "jitdump/report/printable.h"
+#include "jitdump/tool/agent_location.h"
 #include "jitdump/tool/command.h"
 #include "jitdump/tool/jvm_attach.h"
 #include "jitdump/tool/proc_info.h"
@@ -31,7 +32,8 @@ constexpr char kUsage[] =
     "unloads an agent).\n"
     "  PID        the JVM's pid as seen here (a host pid works for a JVM in a container; --agent\n"
     "             then names the library's path inside the container)\n"
-    "  --agent    the library (default: $JITDUMPAGENT_LIB)\n"
+    "  --agent    the library (default: `jitdump agent-path`: $JITDUMPAGENT_LIB, else the agent\n"
+    "             installed with this tool, or the build tree's)\n"
     "  --force    load even when an agent already runs in the JVM (it keeps its options and\n"
     "             says so on the JVM's stderr)\n"
     "  --timeout  give up after SECONDS (default 120; a JVM still starting, not yet in its JVMTI\n"
@@ -145,10 +147,10 @@ int Attach(const Invocation& in) {
   std::string agent;
   if (const std::string* a = in.Value("--agent")) {
     agent = *a;
-  } else if (const char* env = std::getenv("JITDUMPAGENT_LIB"); env != nullptr && *env != '\0') {
-    agent = env;
+  } else if (const AgentLocation located = LocateAgent(); !located.path.empty()) {
+    agent = located.path;
   } else {
-    return in.UsageError("attach: give the agent with --agent PATH (or set JITDUMPAGENT_LIB)");
+    return Fail("no agent library found (" + located.why + "); give it with --agent PATH or set JITDUMPAGENT_LIB");
   }
   const std::string jattach = in.Value("--jattach") ? *in.Value("--jattach") : kDefaultJattach;
   int timeout_s = 120;

@@ -9,35 +9,12 @@ never re-create the deleted directory or write anywhere else, and its stats (in 
 directory) account for every event it took: written (to the unlinked file before it noticed),
 duplicate or lost.
 """
-import os
 import shutil
 
 from support.checks import check, log
 from support.output import agent_lines, dumps_in, read_stats
 from support.procs import wait_for
-
-
-def agent_threads(pid: int) -> list:
-    names = []
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{task}/comm") as f:
-                names.append(f.read().strip())
-        except OSError:
-            pass
-    return [n for n in names if n.startswith("jitdump")]
-
-
-def descriptors_in(pid: int, directory) -> list:
-    found = []
-    for fd in os.listdir(f"/proc/{pid}/fd"):
-        try:
-            target = os.readlink(f"/proc/{pid}/fd/{fd}")
-        except OSError:
-            continue
-        if target.startswith(str(directory)):
-            found.append(target)
-    return found
+from support.visits import agent_threads, descriptors_under
 
 ROUNDS = 20000
 
@@ -57,9 +34,9 @@ def test_dir_deleted(ctx) -> None:
         # Delete the directory with everything in it: the session stops while the JVM waits at the
         # gate (the writer checks its dump's link count at every poll, at most 800 ms apart).
         shutil.rmtree(out)
-        check(wait_for(lambda: not agent_threads(proc.pid) and not descriptors_in(proc.pid, out), 10),
+        check(wait_for(lambda: not agent_threads(proc.pid) and not descriptors_under(proc.pid, out), 10),
               f"{variant}: after the deletion the agent still has threads {agent_threads(proc.pid)} or "
-              f"descriptors {descriptors_in(proc.pid, out)}")
+              f"descriptors {descriptors_under(proc.pid, out)}")
         # Then let phase 2 compile new code: no session takes it.
         gate.touch()
         proc.wait(timeout=120)

@@ -12,7 +12,9 @@ from .checks import check, log
 from .jvm import Jvm, compile_java
 from .procs import wait_for
 
-AGENT_THREADS = ("jitdump-writer", "jitdumpagent wr")  # its own name, and the JVM's for it (15 bytes)
+# Every thread of the agent's is named jitdump...: the writer calls itself "jitdump-writer", and the
+# JVM names it "jitdumpagent wr" (15 bytes of its Java name) where that shows instead.
+AGENT_THREAD_PREFIX = "jitdump"
 
 
 def churn_jvm(repo: Path, build, jdk, agent: Path, work: Path, cleanup) -> Jvm:
@@ -23,6 +25,7 @@ def churn_jvm(repo: Path, build, jdk, agent: Path, work: Path, cleanup) -> Jvm:
 
 
 def agent_threads(pid: int) -> list[str]:
+    """The names of the process's threads that are the agent's."""
     names = []
     for task in os.listdir(f"/proc/{pid}/task"):
         try:
@@ -30,7 +33,7 @@ def agent_threads(pid: int) -> list[str]:
                 names.append(f.read().strip())
         except OSError:
             pass
-    return [n for n in names if n in AGENT_THREADS]
+    return [n for n in names if n.startswith(AGENT_THREAD_PREFIX)]
 
 
 def descriptors_under(pid: int, directory: Path) -> list[str]:
