@@ -1,8 +1,11 @@
 // Unwinds the user stacks `perf record --call-graph dwarf` copies into its samples: from the
 // sample's user registers and stack bytes, through the call frame information (.eh_frame,
 // .debug_frame) of the files mapped in the process, with elfutils' unwinder (libdwfl, Debian
-// libdw-dev), as perf itself does at report time. Knows nothing of JVMs: unwinding stops where
-// code has no CFI, which for a JVM is its first JIT frame (that frame is still reported).
+// libdw-dev), where perf unwinds at report time (Debian's perf 6.1 through libunwind; perf can
+// also be built with libdw). Both agree wherever CFI describes the code; past a native frame
+// without CFI both guess through rbp and may part (perf-report_dwarf compares up to there).
+// Knows nothing of JVMs: unwinding stops at code no mapped file describes,
+// which for a JVM is its first JIT frame (that frame is still reported).
 //
 // Each caller's pc is its return address minus one (inside the call instruction), except for a
 // signal frame, as perf's unwinders report them. One libdwfl session per process, rebuilt when
