@@ -1,5 +1,5 @@
 """KDAB Hotspot shows the demo's Java method names for a perf-java run opened with
-scripts/hotspot-view.
+scripts/bin/hotspot-view.
 
 The GUI runs for real under xvfb-run. Hotspot starts its parser as $HOTSPOT_PERFPARSER when that
 is set (its own switch); the test sets it to a wrapper that runs Debian's hotspot-perfparser with
