@@ -14,6 +14,7 @@ import pytest
 
 from support.checks import check, figure, log
 
+from .profile_diff import _has_cfi
 from .runs import fresh, run
 
 HEADER = re.compile(r"^\s*(\d+)\s+(\d+)\.(\d+):\s+(\S+):\s*([0-9a-f]+)?")
@@ -55,13 +56,17 @@ def perf_samples(ctx, data, dwarf):
 
 
 def reader_samples(ctx, data):
+    """([(tid, time ns, event, ip, frames)], the summary, {pid: [(start, end, pgoff, file)]}: the
+    files each process mapped, for _guessed_cut)."""
     p = ctx.tool.run("perfdata", "--json", "--records", "--unwind", data, timeout=900)
     check(p.returncode == 0, f"jitdump perfdata {data}: exit {p.returncode}: {p.stderr[-2000:]}")
     lines = p.stdout.splitlines()
     summary = json.loads(lines[-1])
-    out = []
+    out, maps = [], {}
     for line in lines[:-1]:
         r = json.loads(line)
+        if r["type"] == "MMAP2" and r["filename"].startswith("/"):
+            maps.setdefault(r["pid"], []).append((r["start"], r["start"] + r["len"], r["pgoff"], r["filename"]))
         if r["type"] != "SAMPLE":
             continue
         raw = r.get("callchain", [])
@@ -69,8 +74,23 @@ def reader_samples(ctx, data):
         # perf 6.1 takes only these context markers; with any other it discards the whole chain.
         if any(ip >= MARKERS and ip not in CONTEXTS for ip in raw):
             chain = []
-        out.append([r["tid"], r["time"], r["event"], r["ip"], chain + r.get("unwound", [])])
-    return out, summary
+        out.append([r["tid"], r["time"], r["event"], r["ip"], chain + r.get("unwound", []), r["pid"]])
+    return out, summary, maps
+
+
+def _guessed_cut(frames, mappings):
+    """How many of a DWARF-unwound sample's frames both unwinders can agree on: up to the caller of
+    its first native frame whose pc no CFI describes (None when there is none). There perf 6.1's
+    libunwind and the reader's libdwfl both guess through the frame pointer and agree on the
+    caller, then libunwind reads on from the wrong stack slots (profile_diff._guessed_cut says
+    how; met on a JVM's exit, in libjvm.so's _fini)."""
+    for i, pc in enumerate(frames[:-1]):
+        for start, end, pgoff, path in mappings:
+            if start <= pc < end:
+                if not _has_cfi(path, pc - start + pgoff):
+                    return i + 2
+                break
+    return None
 
 
 @pytest.mark.parametrize("shape", ["g", "flat", "dwarf", "z", "two_events", "system_wide", "pipe", "pipe_z"])  # SHAPES
@@ -90,7 +110,7 @@ def test_reader_matches_perf(ctx, shape):
     else:
         run(cmd + ["-o", data, "--", *java], env=ctx.env, timeout=600)
     theirs = perf_samples(ctx, data, shape == "dwarf")
-    ours, summary = reader_samples(ctx, data)
+    ours, summary, maps = reader_samples(ctx, data)
     log(f"{shape}: {data.stat().st_size} bytes, perf script {len(theirs)} samples, reader {len(ours)}; "
         f"{summary['mode']} mode, {len(summary['events'])} events, stats {summary['stats']}")
     figure(f"perfdata.{shape}.samples", len(ours))
@@ -106,6 +126,15 @@ def test_reader_matches_perf(ctx, shape):
               f"{shape}: every sample's thread, time, event (and ip) as perf script's, in its order "
               f"({sum(same)} of {len(theirs)})")
     frames = [(len(a[4]) == len(b[4])) for a, b in zip(ours, theirs)]
+    if shape == "dwarf":
+        guessed = 0
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            cut = None if frames[i] else _guessed_cut(a[4], maps.get(a[5], []))
+            if cut is not None and len(a[4]) >= cut and len(b[4]) >= cut:
+                frames[i] = True
+                guessed += 1
+        if guessed:
+            log(f"dwarf: {guessed} samples equal up to the caller of a frame without CFI (_guessed_cut)")
     first = next((i for i, ok in enumerate(frames) if not ok), None)
     ctx.check(all(frames), f"{shape}: every sample with as many frames as perf script's ({sum(frames)} of "
                            f"{len(theirs)}; first difference at sample {first}: "
