@@ -124,10 +124,18 @@ def _guessed_cut(profile: Profile, key) -> tuple:
     code without CFI, called from _dl_fini, whose frame pointer rbp is; perf went on to an //anon
     address). Frames beyond that point are not comparable; `key` unchanged if there is none."""
     frames = key[4]
-    for i, (kind, path, pc) in enumerate(profile.places[key][:len(frames) - 1]):
+    kept = guessed_cut_length(profile.places[key][:len(frames)])
+    return key if kept is None else key[:4] + (frames[:kept],)
+
+
+def guessed_cut_length(places) -> int | None:
+    """How many of a stack's frames, given as (kind, file, file-relative pc) innermost first, both
+    unwinders agree on: up to the caller of the first native frame whose pc no CFI describes
+    (_guessed_cut says why); None when there is no such frame."""
+    for i, (kind, path, pc) in enumerate(places[:-1]):
         if kind == "native" and path.startswith("/") and not _has_cfi(path, pc):
-            return key[:4] + (frames[:i + 2],)
-    return key
+            return i + 2
+    return None
 
 
 def _empty(key) -> bool:

@@ -14,7 +14,7 @@ import pytest
 
 from support.checks import check, figure, log
 
-from .profile_diff import _has_cfi
+from .profile_diff import guessed_cut_length
 from .runs import fresh, run
 
 HEADER = re.compile(r"^\s*(\d+)\s+(\d+)\.(\d+):\s+(\S+):\s*([0-9a-f]+)?")
@@ -57,7 +57,7 @@ def perf_samples(ctx, data, dwarf):
 
 def reader_samples(ctx, data):
     """([(tid, time ns, event, ip, frames)], the summary, {pid: [(start, end, pgoff, file)]}: the
-    files each process mapped, for _guessed_cut)."""
+    files each process mapped, for guessed_cut_length)."""
     p = ctx.tool.run("perfdata", "--json", "--records", "--unwind", data, timeout=900)
     check(p.returncode == 0, f"jitdump perfdata {data}: exit {p.returncode}: {p.stderr[-2000:]}")
     lines = p.stdout.splitlines()
@@ -78,19 +78,18 @@ def reader_samples(ctx, data):
     return out, summary, maps
 
 
-def _guessed_cut(frames, mappings):
-    """How many of a DWARF-unwound sample's frames both unwinders can agree on: up to the caller of
-    its first native frame whose pc no CFI describes (None when there is none). There perf 6.1's
-    libunwind and the reader's libdwfl both guess through the frame pointer and agree on the
-    caller, then libunwind reads on from the wrong stack slots (profile_diff._guessed_cut says
-    how; met on a JVM's exit, in libjvm.so's _fini)."""
-    for i, pc in enumerate(frames[:-1]):
+def _places(frames, mappings):
+    """A sample's frames as profile_diff.guessed_cut_length takes them: (kind, file, file-relative
+    pc), "native" for a frame in a file the process mapped."""
+    out = []
+    for pc in frames:
+        place = ("unknown", "", pc)
         for start, end, pgoff, path in mappings:
             if start <= pc < end:
-                if not _has_cfi(path, pc - start + pgoff):
-                    return i + 2
+                place = ("native", path, pc - start + pgoff)
                 break
-    return None
+        out.append(place)
+    return out
 
 
 @pytest.mark.parametrize("shape", ["g", "flat", "dwarf", "z", "two_events", "system_wide", "pipe", "pipe_z"])  # SHAPES
@@ -129,12 +128,12 @@ def test_reader_matches_perf(ctx, shape):
     if shape == "dwarf":
         guessed = 0
         for i, (a, b) in enumerate(zip(ours, theirs)):
-            cut = None if frames[i] else _guessed_cut(a[4], maps.get(a[5], []))
+            cut = None if frames[i] else guessed_cut_length(_places(a[4], maps.get(a[5], [])))
             if cut is not None and len(a[4]) >= cut and len(b[4]) >= cut:
                 frames[i] = True
                 guessed += 1
         if guessed:
-            log(f"dwarf: {guessed} samples equal up to the caller of a frame without CFI (_guessed_cut)")
+            log(f"dwarf: {guessed} samples equal up to the caller of a frame without CFI (guessed_cut_length)")
     first = next((i for i, ok in enumerate(frames) if not ok), None)
     ctx.check(all(frames), f"{shape}: every sample with as many frames as perf script's ({sum(frames)} of "
                            f"{len(theirs)}; first difference at sample {first}: "
