@@ -1,22 +1,17 @@
 #include "jitdump/report/pprof_writer.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/gzip_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl.h>
-
 #include <deque>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "jitdump/report/profile_check.h"
-#include "profile.pb.h"  // generated at build time from pprof's own profile.proto
+#include "jitdump/report/gzip_writer.h"
+#include "jitdump/report/proto_encoder.h"
 
 namespace jitdump::report {
 namespace {
 
-namespace pb = perftools::profiles;
-using google::protobuf::io::CodedOutputStream;
 
 // pprof refers to strings by their index in one table whose entry 0 is "". The views point into
 // the Profile (or at literals), which outlives the writer.
@@ -35,28 +30,53 @@ class StringTable {
   std::vector<std::string_view> strings_;
 };
 
-// The profile is written as a sequence of partial pb::Profile messages, each holding a slice of
-// one repeated field. Concatenated protobuf messages parse as one merged message (repeated
-// fields append), so readers see a single profile while the writer never holds more than one
-// slice: a recording of millions of samples is not duplicated in memory as protobuf objects.
-class ChunkWriter {
+// The encoded profile, handed to the compressor every few hundred KiB: the writer holds one
+// slice of the output, never the whole profile as bytes or as protobuf objects. Each top-level
+// field is complete in itself (protobuf concatenates repeated fields), so where a slice ends
+// does not matter.
+class ProfileOutput {
  public:
-  explicit ChunkWriter(CodedOutputStream& out) : out_(out) {}
-  pb::Profile& chunk() { return chunk_; }
-  // Writes the chunk once it holds `limit` entries (0: now) and starts a new one.
-  void FlushEvery(int size, int limit) {
-    if (size < limit) return;
-    chunk_.SerializeToCodedStream(&out_);
-    chunk_.Clear();
+  explicit ProfileOutput(GzipWriter& gzip) : gzip_(gzip) {}
+  ProtoEncoder& profile() { return profile_; }
+  // Compresses what is buffered once it is large (`force`: now).
+  void Flush(bool force = false) {
+    if (!force && profile_.size() < kFlushBytes) return;
+    ok_ = gzip_.Write(profile_.bytes()) && ok_;
+    profile_.clear();
   }
-  void Flush() { FlushEvery(0, 0); }
+  bool ok() const { return ok_; }
 
  private:
-  CodedOutputStream& out_;
-  pb::Profile chunk_;
+  static constexpr size_t kFlushBytes = 256 << 10;
+  GzipWriter& gzip_;
+  ProtoEncoder profile_;
+  bool ok_ = true;
 };
 
-constexpr int kChunkEntries = 4096;
+// profile.proto's field numbers (pprof's definition), message by message.
+namespace field {
+constexpr uint32_t kProfileSampleType = 1, kProfileSample = 2, kProfileMapping = 3, kProfileLocation = 4,
+                   kProfileFunction = 5, kProfileStringTable = 6, kProfileDurationNanos = 10,
+                   kProfilePeriodType = 11, kProfilePeriod = 12, kProfileComment = 13,
+                   kProfileDefaultSampleType = 14;
+constexpr uint32_t kValueTypeType = 1, kValueTypeUnit = 2;
+constexpr uint32_t kSampleLocationId = 1, kSampleValue = 2, kSampleLabel = 3;
+constexpr uint32_t kLabelKey = 1, kLabelStr = 2, kLabelNum = 3;
+constexpr uint32_t kMappingId = 1, kMappingMemoryStart = 2, kMappingMemoryLimit = 3, kMappingFileOffset = 4,
+                   kMappingFilename = 5, kMappingHasFunctions = 7, kMappingHasFilenames = 8,
+                   kMappingHasLineNumbers = 9, kMappingHasInlineFrames = 10;
+constexpr uint32_t kLocationId = 1, kLocationMappingId = 2, kLocationAddress = 3, kLocationLine = 4;
+constexpr uint32_t kLineFunctionId = 1, kLineLine = 2;
+constexpr uint32_t kFunctionId = 1, kFunctionName = 2, kFunctionFilename = 4;
+}  // namespace field
+
+// Scratch encoders for the nested messages of one entry, reused entry after entry (a nested
+// message is written as its length, then its bytes: it is encoded aside first).
+struct Scratch {
+  ProtoEncoder entry;
+  ProtoEncoder inner;
+  ProtoEncoder packed;
+};
 
 struct MappingResolution {
   bool functions = false;
@@ -79,45 +99,60 @@ std::vector<MappingResolution> ResolutionByMapping(const Profile& profile) {
   return resolved;
 }
 
-void WriteHeader(const Profile& profile, StringTable& strings, ChunkWriter& writer) {
-  pb::Profile& p = writer.chunk();
-  bool timed = false;
-  for (const Sample& sample : profile.samples) timed = timed || sample.nanos != 0;
-  auto add_type = [&](pb::ValueType* type, std::string_view name, std::string_view unit) {
-    type->set_type(strings.Index(name));
-    type->set_unit(strings.Index(unit));
-  };
-  add_type(p.add_sample_type(), "samples", "count");
-  add_type(p.add_sample_type(), "cpu", "nanoseconds");
-  add_type(p.mutable_period_type(), "cpu", "nanoseconds");
-  p.set_period(static_cast<int64_t>(profile.period_ns));
-  p.set_default_sample_type(strings.Index(timed ? "cpu" : "samples"));
-  // perf's clock is not wall-clock time, so time_nanos stays unset; the span is still a duration.
-  if (profile.end_ns > profile.start_ns) p.set_duration_nanos(static_cast<int64_t>(profile.end_ns - profile.start_ns));
-  writer.Flush();
+// Encodes a ValueType message {type, unit} into `scratch`.
+const ProtoEncoder& ValueType(StringTable& strings, std::string_view type, std::string_view unit, ProtoEncoder& scratch) {
+  scratch.clear();
+  scratch.VarintField(field::kValueTypeType, strings.Index(type));
+  scratch.VarintField(field::kValueTypeUnit, strings.Index(unit));
+  return scratch;
 }
 
-void WriteSamples(const Profile& profile, StringTable& strings, ChunkWriter& writer) {
+void WriteHeader(const Profile& profile, StringTable& strings, ProfileOutput& out, Scratch& scratch) {
+  ProtoEncoder& p = out.profile();
+  bool timed = false;
+  for (const Sample& sample : profile.samples) timed = timed || sample.nanos != 0;
+  p.MessageField(field::kProfileSampleType, ValueType(strings, "samples", "count", scratch.inner));
+  p.MessageField(field::kProfileSampleType, ValueType(strings, "cpu", "nanoseconds", scratch.inner));
+  const ProtoEncoder& period_type = ValueType(strings, "cpu", "nanoseconds", scratch.inner);
+  const int64_t default_type = strings.Index(timed ? "cpu" : "samples");
+  // perf's clock is not wall-clock time, so time_nanos stays unset; the span is still a duration.
+  if (profile.end_ns > profile.start_ns) p.VarintField(field::kProfileDurationNanos, profile.end_ns - profile.start_ns);
+  p.MessageField(field::kProfilePeriodType, period_type);
+  p.VarintField(field::kProfilePeriod, profile.period_ns);
+  p.VarintField(field::kProfileDefaultSampleType, static_cast<uint64_t>(default_type));
+  out.Flush();
+}
+
+void WriteSamples(const Profile& profile, StringTable& strings, ProfileOutput& out, Scratch& scratch) {
   const int64_t thread_key = strings.Index("thread");
   const int64_t pid_key = strings.Index("pid");
   for (const Sample& sample : profile.samples) {
-    pb::Sample* s = writer.chunk().add_sample();
-    for (uint32_t location : sample.locations) s->add_location_id(location + 1);
-    s->add_value(static_cast<int64_t>(sample.count));
-    s->add_value(static_cast<int64_t>(sample.nanos));
+    ProtoEncoder& s = scratch.entry;
+    s.clear();
+    if (!sample.locations.empty()) {
+      scratch.packed.clear();
+      for (uint32_t location : sample.locations) scratch.packed.Varint(uint64_t{location} + 1);
+      s.MessageField(field::kSampleLocationId, scratch.packed);
+    }
+    scratch.packed.clear();
+    scratch.packed.Varint(sample.count);
+    scratch.packed.Varint(sample.nanos);
+    s.MessageField(field::kSampleValue, scratch.packed);
     if (!sample.thread.empty()) {
-      pb::Label* label = s->add_label();
-      label->set_key(thread_key);
-      label->set_str(strings.Index(sample.thread));
+      scratch.inner.clear();
+      scratch.inner.VarintField(field::kLabelKey, thread_key);
+      scratch.inner.VarintField(field::kLabelStr, strings.Index(sample.thread));
+      s.MessageField(field::kSampleLabel, scratch.inner);
     }
     if (sample.process < profile.processes.size()) {
-      pb::Label* label = s->add_label();
-      label->set_key(pid_key);
-      label->set_num(profile.processes[sample.process].pid);
+      scratch.inner.clear();
+      scratch.inner.VarintField(field::kLabelKey, pid_key);
+      scratch.inner.VarintField(field::kLabelNum, profile.processes[sample.process].pid);
+      s.MessageField(field::kSampleLabel, scratch.inner);
     }
-    writer.FlushEvery(writer.chunk().sample_size(), kChunkEntries);
+    out.profile().MessageField(field::kProfileSample, s);
+    out.Flush();
   }
-  writer.Flush();
 }
 
 // pprof takes its first mapping for the profiled program ("File: java" in its header), so the
@@ -171,58 +206,64 @@ MappingOrder OrderMappings(const Profile& profile) {
   return order;
 }
 
-void WriteMappings(const Profile& profile, const MappingOrder& order, StringTable& strings, ChunkWriter& writer) {
+void WriteMappings(const Profile& profile, const MappingOrder& order, StringTable& strings, ProfileOutput& out,
+                   Scratch& scratch) {
   const std::vector<MappingResolution> resolved = ResolutionByMapping(profile);
+  ProtoEncoder& m = scratch.entry;
   if (!order.extra.empty()) {
-    pb::Mapping* m = writer.chunk().add_mapping();
-    m->set_id(1);
-    m->set_filename(strings.Index(order.extra));
+    m.clear();
+    m.VarintField(field::kMappingId, 1);
+    m.VarintField(field::kMappingFilename, strings.Index(order.extra));
+    out.profile().MessageField(field::kProfileMapping, m);
   }
   auto write = [&](size_t i) {
     const Mapping& mapping = profile.mappings[i];
-    pb::Mapping* m = writer.chunk().add_mapping();
-    m->set_id(order.ids[i]);
-    m->set_memory_start(mapping.start);
-    m->set_memory_limit(mapping.limit);
-    m->set_file_offset(mapping.offset);
-    m->set_filename(strings.Index(mapping.file));
-    m->set_has_functions(resolved[i].functions);
-    m->set_has_filenames(resolved[i].filenames);
-    m->set_has_line_numbers(resolved[i].line_numbers);
+    m.clear();
+    m.VarintField(field::kMappingId, order.ids[i]);
+    m.VarintField(field::kMappingMemoryStart, mapping.start);
+    m.VarintField(field::kMappingMemoryLimit, mapping.limit);
+    m.VarintField(field::kMappingFileOffset, mapping.offset);
+    m.VarintField(field::kMappingFilename, strings.Index(mapping.file));
+    m.VarintField(field::kMappingHasFunctions, resolved[i].functions);
+    m.VarintField(field::kMappingHasFilenames, resolved[i].filenames);
+    m.VarintField(field::kMappingHasLineNumbers, resolved[i].line_numbers);
     // Inline chains come from the same source as the functions (the dump's inline records).
-    m->set_has_inline_frames(resolved[i].functions);
-    writer.FlushEvery(writer.chunk().mapping_size(), kChunkEntries);
+    m.VarintField(field::kMappingHasInlineFrames, resolved[i].functions);
+    out.profile().MessageField(field::kProfileMapping, m);
+    out.Flush();
   };
   if (order.first != 0) write(order.first);
   for (size_t i = 1; i < profile.mappings.size(); ++i) {
     if (i != order.first) write(i);
   }
-  writer.Flush();
 }
 
-void WriteLocations(const Profile& profile, const MappingOrder& order, ChunkWriter& writer) {
+void WriteLocations(const Profile& profile, const MappingOrder& order, ProfileOutput& out, Scratch& scratch) {
+  ProtoEncoder& l = scratch.entry;
   for (size_t i = 0; i < profile.locations.size(); ++i) {
     const Location& location = profile.locations[i];
-    pb::Location* l = writer.chunk().add_location();
-    l->set_id(i + 1);
-    l->set_mapping_id(order.ids[location.mapping]);
-    l->set_address(location.address);
+    l.clear();
+    l.VarintField(field::kLocationId, i + 1);
+    l.VarintField(field::kLocationMappingId, order.ids[location.mapping]);
+    l.VarintField(field::kLocationAddress, location.address);
     for (const Line& line : location.lines) {
-      pb::Line* pl = l->add_line();
-      pl->set_function_id(line.function + 1);
-      pl->set_line(line.line);
+      scratch.inner.clear();
+      scratch.inner.VarintField(field::kLineFunctionId, uint64_t{line.function} + 1);
+      scratch.inner.VarintField(field::kLineLine, static_cast<uint64_t>(int64_t{line.line}));
+      l.MessageField(field::kLocationLine, scratch.inner);
     }
-    writer.FlushEvery(writer.chunk().location_size(), kChunkEntries);
+    out.profile().MessageField(field::kProfileLocation, l);
+    out.Flush();
   }
-  writer.Flush();
 }
 
-void WriteFunctions(const Profile& profile, StringTable& strings, std::deque<std::string>& owned,
-                    ChunkWriter& writer) {
+void WriteFunctions(const Profile& profile, StringTable& strings, std::deque<std::string>& owned, ProfileOutput& out,
+                    Scratch& scratch) {
+  ProtoEncoder& f = scratch.entry;
   for (size_t i = 0; i < profile.functions.size(); ++i) {
     const Function& function = profile.functions[i];
-    pb::Function* f = writer.chunk().add_function();
-    f->set_id(i + 1);
+    f.clear();
+    f.VarintField(field::kFunctionId, i + 1);
     // system_name stays empty: pprof treats a function whose name equals its system name as
     // not yet demangled and, finding "::" or "[]" in it, cuts the parameter list off ("main"
     // for main(java.lang.String[])), merging overloads. Java names here are final.
@@ -230,67 +271,64 @@ void WriteFunctions(const Profile& profile, StringTable& strings, std::deque<std
     // nowhere else, and the same method's compiled frames are a function of their own.
     if (function.kind == FrameKind::kInterpreted && !function.file.empty()) {
       owned.push_back(function.name + " [interpreted]");
-      f->set_name(strings.Index(owned.back()));
+      f.VarintField(field::kFunctionName, strings.Index(owned.back()));
     } else {
-      f->set_name(strings.Index(function.name));
+      f.VarintField(field::kFunctionName, strings.Index(function.name));
     }
-    f->set_filename(strings.Index(function.file));
-    writer.FlushEvery(writer.chunk().function_size(), kChunkEntries);
+    f.VarintField(field::kFunctionFilename, strings.Index(function.file));
+    out.profile().MessageField(field::kProfileFunction, f);
+    out.Flush();
   }
-  writer.Flush();
 }
 
 // One comment per process, so a reader can tell which JVMs and dumps the profile covers.
-void WriteComments(const Profile& profile, StringTable& strings, std::vector<std::string>& owned,
-                   ChunkWriter& writer) {
+void WriteComments(const Profile& profile, StringTable& strings, std::vector<std::string>& owned, ProfileOutput& out,
+                   Scratch& scratch) {
   owned.reserve(profile.processes.size());
+  scratch.packed.clear();
   for (const Process& process : profile.processes) {
     owned.push_back("pid " + std::to_string(process.pid) + " " + process.command +
                     (process.dump.empty() ? std::string() : " dump " + process.dump));
-    writer.chunk().add_comment(strings.Index(owned.back()));
+    scratch.packed.Varint(strings.Index(owned.back()));
   }
-  writer.Flush();
+  // A packed repeated field: one length-delimited run, left out when empty.
+  if (scratch.packed.size() != 0) out.profile().MessageField(field::kProfileComment, scratch.packed);
 }
 
 // Last, once every other field has interned its strings.
-void WriteStrings(const StringTable& strings, ChunkWriter& writer) {
+void WriteStrings(const StringTable& strings, ProfileOutput& out) {
   for (std::string_view text : strings.strings()) {
-    writer.chunk().add_string_table(std::string(text));
-    writer.FlushEvery(writer.chunk().string_table_size(), kChunkEntries);
+    out.profile().BytesField(field::kProfileStringTable, text);
+    out.Flush();
   }
-  writer.Flush();
 }
 
 }  // namespace
 
 Status WritePprof(const Profile& profile, std::ostream& out) {
   if (Status checked = CheckProfile(profile); !checked.ok()) return checked;
-  google::protobuf::io::OstreamOutputStream raw(&out);
-  google::protobuf::io::GzipOutputStream::Options options;
-  options.format = google::protobuf::io::GzipOutputStream::GZIP;
   // zlib's fastest level: 3-4x less CPU than its default for a file ~15% larger (a profile of
   // 88k samples: 1.1 -> 1.3 MB); a profile is written once and read a few times.
-  options.compression_level = 1;
-  google::protobuf::io::GzipOutputStream gzip(&raw, options);
-  bool coded_error = false;
-  {
-    CodedOutputStream coded(&gzip);
-    ChunkWriter writer(coded);
-    StringTable strings;
-    std::vector<std::string> comments;  // owns the comment texts the string table points at
-    std::deque<std::string> names;      // and the names made here (stable addresses)
-    WriteHeader(profile, strings, writer);
-    WriteSamples(profile, strings, writer);
-    const MappingOrder order = OrderMappings(profile);
-    WriteMappings(profile, order, strings, writer);
-    WriteLocations(profile, order, writer);
-    WriteFunctions(profile, strings, names, writer);
-    WriteComments(profile, strings, comments, writer);
-    WriteStrings(strings, writer);
-    coded.Trim();
-    coded_error = coded.HadError();
-  }
-  if (!gzip.Close() || coded_error) return Status::Error("pprof: compressing the profile failed", 0);
+  GzipWriter gzip(out, 1);
+  ProfileOutput output(gzip);
+  Scratch scratch;
+  StringTable strings;
+  std::vector<std::string> comments;  // owns the comment texts the string table points at
+  std::deque<std::string> names;      // and the names made here (stable addresses)
+  // protobuf's serializer writes a message's fields by number; these are the profile's fields in
+  // that order (sample_type and the header's scalars, sample, mapping, location, function,
+  // comment, string_table), except that the header goes first as its own message and the string
+  // table last: concatenated, they parse as one profile.
+  WriteHeader(profile, strings, output, scratch);
+  WriteSamples(profile, strings, output, scratch);
+  const MappingOrder order = OrderMappings(profile);
+  WriteMappings(profile, order, strings, output, scratch);
+  WriteLocations(profile, order, output, scratch);
+  WriteFunctions(profile, strings, names, output, scratch);
+  WriteComments(profile, strings, comments, output, scratch);
+  WriteStrings(strings, output);
+  output.Flush(true);
+  if (!output.ok() || !gzip.Finish()) return Status::Error("pprof: compressing the profile failed", 0);
   if (!out.flush()) return Status::Error("pprof: writing the profile failed", 0);
   return Status::Ok();
 }
