@@ -1,6 +1,7 @@
 #include "jitdump/report/folded.h"
 
 #include <algorithm>
+#include <charconv>
 #include <span>
 #include <map>
 #include <string>
@@ -27,8 +28,9 @@ const char* Suffix(FrameKind kind) {
 
 // The folded stacks as sequences of text segments, merged, without building the text of each
 // sample: segment 0 is the thread's name, each further segment ";" + a function's name (and
-// suffix). Two samples whose segments are the same fold to one line; their order is the byte
-// order of the text they stand for, found by comparing segment by segment.
+// suffix). Each segment of a stack is stored as a token whose number orders it (see Tokens), so
+// stacks compare as arrays of numbers in the byte order of the text they stand for, and two
+// stacks of the same text have the same tokens: they merge when they are added.
 class Folder {
  public:
   Folder(const Profile& profile, const FoldedOptions& options) {
@@ -39,67 +41,128 @@ class Folder {
       if (options.annotate) text += Suffix(f.kind);
       texts_.push_back(std::move(text));
     }
-    for (const Sample& sample : profile.samples) {
-      std::string thread;
-      AppendName(thread, sample.thread.empty() ? std::string_view("[unknown]") : std::string_view(sample.thread));
-      const auto [tid, new_thread] = thread_ids_.try_emplace(thread, static_cast<uint32_t>(texts_.size()));
-      if (new_thread) texts_.push_back(thread);
-      key_.clear();
-      key_.push_back(tid->second);
-      for (size_t i = sample.locations.size(); i-- > 0;) {
-        const Location& location = profile.locations[sample.locations[i]];
-        for (size_t k = location.lines.size(); k-- > 0;) key_.push_back(location.lines[k].function);
+    std::vector<uint32_t> thread_of(profile.samples.size());
+    std::unordered_map<std::string_view, uint32_t> threads;  // the profile's names -> text
+    for (size_t i = 0; i < profile.samples.size(); ++i) {
+      const std::string& name = profile.samples[i].thread;
+      const auto [it, inserted] = threads.try_emplace(name, static_cast<uint32_t>(texts_.size()));
+      if (inserted) {
+        std::string thread;
+        AppendName(thread, name.empty() ? std::string_view("[unknown]") : std::string_view(name));
+        texts_.push_back(std::move(thread));
       }
+      thread_of[i] = it->second;
+    }
+    RankTokens();
+    FunctionsOfLocations(profile);
+
+    size_t segments = 0;
+    for (const Sample& sample : profile.samples) {
+      segments += 1;
+      for (uint32_t location : sample.locations) segments += location_functions_[location + 1] - location_functions_[location];
+    }
+    segments_.reserve(segments);
+    stacks_.reserve(profile.samples.size());
+    Grow(profile.samples.size());
+    for (size_t i = 0; i < profile.samples.size(); ++i) {
+      const Sample& sample = profile.samples[i];
+      key_.clear();
+      key_.push_back(mid_[thread_of[i]]);
+      for (size_t l = sample.locations.size(); l-- > 0;) {
+        const uint32_t location = sample.locations[l];
+        for (uint32_t f = location_functions_[location]; f < location_functions_[location + 1]; ++f) {
+          key_.push_back(mid_[functions_[f]]);
+        }
+      }
+      // The last segment ends the line: its token is the text's own rank, not the text + ';' one.
+      key_.back() = last_[key_.back()];
       Add(sample.count);
     }
   }
 
-  // The distinct texts in byte order, each as (a stack, the samples of every stack with that
-  // text: functions of one name but different files or kinds fold to one line).
-  std::vector<std::pair<uint32_t, uint64_t>> Sorted() {
-    RankSegments();
+  // The distinct texts in byte order, each as (a stack, its samples).
+  std::vector<uint32_t> Sorted() const {
     std::vector<uint32_t> order(stacks_.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return Compare(a, b) < 0; });
-    std::vector<std::pair<uint32_t, uint64_t>> lines;
-    for (uint32_t s : order) {
-      if (!lines.empty() && Compare(lines.back().first, s) == 0) {
-        lines.back().second += stacks_[s].count;
-      } else {
-        lines.emplace_back(s, stacks_[s].count);
-      }
-    }
-    return lines;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const std::span<const uint32_t> x = Tokens(a), y = Tokens(b);
+      return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
+    });
+    return order;
   }
 
+  uint64_t Count(uint32_t stack) const { return stacks_[stack].count; }
+
+  // Appends the stack's text.
   void AppendText(uint32_t stack, std::string& out) const {
-    for (uint32_t s : Segments(stack)) out += texts_[s];
+    for (uint32_t t : Tokens(stack)) out += texts_[text_of_[t]];
   }
 
  private:
   struct Stack {
-    size_t begin = 0;  // segments in segments_[begin, end)
+    size_t begin = 0;  // tokens in segments_[begin, end)
     size_t end = 0;
     uint64_t count = 0;
     uint64_t hash = 0;
   };
 
-  std::span<const uint32_t> Segments(uint32_t stack) const {
+  std::span<const uint32_t> Tokens(uint32_t stack) const {
     const Stack& s = stacks_[stack];
     return std::span<const uint32_t>(segments_.data() + s.begin, s.end - s.begin);
+  }
+
+  // Tokens: every segment text t is ranked twice in one order, as t + ";" (a segment that more
+  // segments follow: the next one begins with ';') and as t alone (the last one). Comparing two
+  // stacks token by token then gives the order of their texts byte by byte: at the first tokens
+  // that differ, either the texts differ within the shorter one (the ranks order them), or one is
+  // a prefix of the other and what follows it (';' or the end of the line) is part of its token.
+  // No name holds ';' (AppendName replaces it), so t + ";" never equals another segment's text.
+  void RankTokens() {
+    const uint32_t n = static_cast<uint32_t>(texts_.size());
+    std::vector<std::string> keys;
+    keys.reserve(2 * size_t{n});
+    for (const std::string& t : texts_) keys.push_back(t + ';');
+    for (const std::string& t : texts_) keys.push_back(t);
+    std::vector<uint32_t> order(2 * size_t{n});
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return keys[x] < keys[y]; });
+    std::vector<uint32_t> rank(order.size());  // rank[k]: distinct keys before order[k]
+    for (size_t k = 1; k < order.size(); ++k) rank[k] = rank[k - 1] + (keys[order[k]] != keys[order[k - 1]]);
+    mid_.assign(n, 0);
+    text_of_.assign(order.size(), 0);
+    for (size_t k = 0; k < order.size(); ++k) {
+      text_of_[rank[k]] = order[k] % n;  // equal keys are equal texts: any of them spells the token
+      if (order[k] < n) mid_[order[k]] = rank[k];
+    }
+    // The stack under construction holds mid tokens; its last one becomes last_[mid token].
+    last_.assign(order.size(), 0);
+    for (size_t k = 0; k < order.size(); ++k) {
+      if (order[k] >= n) last_[mid_[order[k] - n]] = rank[k];
+    }
+  }
+
+  // Each location's functions outermost first (its lines backwards), in one flat array:
+  // functions_[location_functions_[l], location_functions_[l + 1]).
+  void FunctionsOfLocations(const Profile& profile) {
+    location_functions_.reserve(profile.locations.size() + 1);
+    location_functions_.push_back(0);
+    for (const Location& location : profile.locations) {
+      for (size_t k = location.lines.size(); k-- > 0;) functions_.push_back(location.lines[k].function);
+      location_functions_.push_back(static_cast<uint32_t>(functions_.size()));
+    }
   }
 
   void Add(uint64_t count) {
     uint64_t h = 0xcbf29ce484222325ull;
     for (uint32_t v : key_) h = (h ^ v) * 0x100000001b3ull;
     h ^= h >> 32;
-    if (2 * (stacks_.size() + 1) > slots_.size()) Grow();
+    if (2 * (stacks_.size() + 1) > slots_.size()) Grow(stacks_.size() + 1);
     size_t i = h & (slots_.size() - 1);
     for (;; i = (i + 1) & (slots_.size() - 1)) {
       const uint32_t index = slots_[i];
       if (index == kEmpty) break;
-      const std::span<const uint32_t> seg = Segments(index);
-      if (stacks_[index].hash == h && std::equal(seg.begin(), seg.end(), key_.begin(), key_.end())) {
+      const std::span<const uint32_t> tokens = Tokens(index);
+      if (stacks_[index].hash == h && std::equal(tokens.begin(), tokens.end(), key_.begin(), key_.end())) {
         stacks_[index].count += count;
         return;
       }
@@ -114,8 +177,12 @@ class Folder {
     stacks_.push_back(s);
   }
 
-  void Grow() {
-    slots_.assign(slots_.empty() ? 1024 : 2 * slots_.size(), kEmpty);
+  // Makes room for `stacks` stacks at most half full.
+  void Grow(size_t stacks) {
+    size_t size = slots_.empty() ? 1024 : slots_.size();
+    while (size < 2 * stacks) size *= 2;
+    if (size == slots_.size()) return;
+    slots_.assign(size, kEmpty);
     for (uint32_t index = 0; index < stacks_.size(); ++index) {
       size_t i = stacks_[index].hash & (slots_.size() - 1);
       while (slots_[i] != kEmpty) i = (i + 1) & (slots_.size() - 1);
@@ -123,84 +190,46 @@ class Folder {
     }
   }
 
-  // Orders the segments' texts once: rank_[s] by the bytes of text + ';' (what follows a
-  // segment inside a line, the next segment's separator), group_[s] equal for equal texts.
-  void RankSegments() {
-    std::vector<uint32_t> order(texts_.size());
-    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return texts_[x] < texts_[y]; });
-    rank_.assign(texts_.size(), 0);
-    group_.assign(texts_.size(), 0);
-    for (size_t k = 0; k < order.size(); ++k) {
-      const bool same = k > 0 && texts_[order[k]] == texts_[order[k - 1]];
-      group_[order[k]] = same ? group_[order[k - 1]] : static_cast<uint32_t>(k);
-      rank_[order[k]] = group_[order[k]];
-    }
-  }
-
-  // <0, 0, >0 as the texts of stacks a and b compare bytewise. Segments of equal text are skipped
-  // whole; at the first two that differ, their order decides unless one text is a prefix of the
-  // other (then the bytes after it do, read on across segment ends).
-  int Compare(uint32_t a, uint32_t b) const {
-    const std::span<const uint32_t> sa = Segments(a), sb = Segments(b);
-    size_t i = 0, j = 0;
-    while (i < sa.size() && j < sb.size() && group_[sa[i]] == group_[sb[j]]) ++i, ++j;
-    if (i < sa.size() && j < sb.size()) {
-      const std::string& x = texts_[sa[i]];
-      const std::string& y = texts_[sb[j]];
-      const size_t n = std::min(x.size(), y.size());
-      if (x.compare(0, n, y, 0, n) != 0) return rank_[sa[i]] < rank_[sb[j]] ? -1 : 1;
-    }
-    size_t pi = 0, pj = 0;  // positions inside texts_[sa[i]], texts_[sb[j]]
-    for (;;) {
-      const bool end_a = i == sa.size(), end_b = j == sb.size();
-      if (end_a || end_b) return end_a && end_b ? 0 : end_a ? -1 : 1;
-      const std::string& ta = texts_[sa[i]];
-      const std::string& tb = texts_[sb[j]];
-      const size_t n = std::min(ta.size() - pi, tb.size() - pj);
-      const int c = ta.compare(pi, n, tb, pj, n);
-      if (c != 0) return c;
-      pi += n;
-      pj += n;
-      if (pi == ta.size()) ++i, pi = 0;
-      if (pj == tb.size()) ++j, pj = 0;
-    }
-  }
-
   std::vector<std::string> texts_;  // functions' segments, then threads'
-  std::unordered_map<std::string, uint32_t> thread_ids_;
+  std::vector<uint32_t> mid_;       // text -> its token followed by more segments
+  std::vector<uint32_t> last_;      // mid token -> the same text's token as the last segment
+  std::vector<uint32_t> text_of_;   // token -> a text that spells it
+  std::vector<uint32_t> location_functions_;
+  std::vector<uint32_t> functions_;
   std::vector<uint32_t> segments_;
   std::vector<Stack> stacks_;
   static constexpr uint32_t kEmpty = UINT32_MAX;
   std::vector<uint32_t> slots_;  // open addressing over stacks_ by hash
   std::vector<uint32_t> key_;
-  std::vector<uint32_t> rank_;
-  std::vector<uint32_t> group_;
 };
 
 }  // namespace
 
 std::map<std::string, uint64_t> FoldStacks(const Profile& profile, const FoldedOptions& options) {
-  Folder folder(profile, options);
+  const Folder folder(profile, options);
   std::map<std::string, uint64_t> stacks;
   std::string text;
-  for (const auto& [s, count] : folder.Sorted()) {
+  for (uint32_t s : folder.Sorted()) {
     text.clear();
     folder.AppendText(s, text);
-    stacks.emplace_hint(stacks.end(), text, count);
+    stacks.emplace_hint(stacks.end(), text, folder.Count(s));
   }
   return stacks;
 }
 
 void WriteFolded(const Profile& profile, const FoldedOptions& options, std::ostream& out) {
-  Folder folder(profile, options);
+  const Folder folder(profile, options);
+  constexpr size_t kFlushBytes = 1 << 20;
   std::string buffer;
-  for (const auto& [s, count] : folder.Sorted()) {
+  buffer.reserve(kFlushBytes + 4096);
+  char digits[24];
+  for (uint32_t s : folder.Sorted()) {
     folder.AppendText(s, buffer);
-    buffer += ' ';
-    buffer += std::to_string(count);
-    buffer += '\n';
-    if (buffer.size() >= (1u << 20)) {
+    digits[0] = ' ';
+    char* end = std::to_chars(digits + 1, digits + sizeof digits - 1, folder.Count(s)).ptr;
+    *end++ = '\n';
+    buffer.append(digits, static_cast<size_t>(end - digits));
+    if (buffer.size() >= kFlushBytes) {
       out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
       buffer.clear();
     }
