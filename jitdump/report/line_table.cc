@@ -62,19 +62,18 @@ LineTable BuildLineTable(const Profile& profile) {
   };
   std::unordered_map<std::string, Acc> by_key;
   LineTable table;
-  for (const Sample& sample : profile.samples) {
-    const SampleLeaf leaf = LeafOf(profile, sample);
-    table.samples += sample.count;
+  auto add = [&](const SampleLeaf& leaf, uint64_t count) {
+    table.samples += count;
     std::string key;
     const bool java = leaf.function != nullptr && IsJava(leaf.function->kind);
-    if (java) table.java += sample.count;
+    if (java) table.java += count;
     const bool interpreted = leaf.function != nullptr && leaf.function->kind == FrameKind::kInterpreted;
-    if (interpreted) table.interpreted += sample.count;
+    if (interpreted) table.interpreted += count;
     const bool line = leaf.function != nullptr && leaf.line != 0 && !leaf.function->file.empty();
     const bool java_line = java && line;
     const bool interpreted_line = interpreted && line;
-    if (java_line) table.java_with_line += sample.count;
-    if (interpreted_line) table.interpreted_with_line += sample.count;
+    if (java_line) table.java_with_line += count;
+    if (interpreted_line) table.interpreted_with_line += count;
     if (java_line || interpreted_line) {
       key = leaf.function->file + ":" + std::to_string(leaf.line);
     } else {
@@ -85,15 +84,39 @@ LineTable BuildLineTable(const Profile& profile) {
     acc.key = key;
     acc.java_line = java_line || interpreted_line;
     acc.interpreted = interpreted_line;
-    acc.samples += sample.count;
+    acc.samples += count;
     if (leaf.function != nullptr) {
-      acc.methods[leaf.function->name] += sample.count;
+      acc.methods[leaf.function->name] += count;
       if (leaf.compiled != leaf.function && leaf.compiled != nullptr) {
-        acc.compiled_in[leaf.compiled->name] += sample.count;
-        acc.inlined += sample.count;
+        acc.compiled_in[leaf.compiled->name] += count;
+        acc.inlined += count;
       }
     }
+  };
+  // A sample's row depends on its leaf location alone: the samples are counted per leaf location
+  // first, and each location's row is found once (tens of thousands of stacks share a few
+  // thousand leaves).
+  std::vector<uint64_t> by_leaf(profile.locations.size());
+  std::vector<bool> is_leaf(profile.locations.size());  // a leaf of samples of count 0 still has its row
+  uint64_t no_leaf = 0;
+  bool any_without_leaf = false;
+  for (const Sample& sample : profile.samples) {
+    if (sample.locations.empty()) {
+      no_leaf += sample.count;
+      any_without_leaf = true;
+    } else {
+      by_leaf[sample.locations.front()] += sample.count;
+      is_leaf[sample.locations.front()] = true;
+    }
   }
+  Sample leaf_sample;  // LeafOf reads a sample's first location
+  leaf_sample.locations.resize(1);
+  for (uint32_t location = 0; location < by_leaf.size(); ++location) {
+    if (!is_leaf[location]) continue;
+    leaf_sample.locations[0] = location;
+    add(LeafOf(profile, leaf_sample), by_leaf[location]);
+  }
+  if (any_without_leaf) add(SampleLeaf{}, no_leaf);
   for (auto& [unused, acc] : by_key) {
     LineRow row{acc.key, acc.java_line, acc.interpreted, acc.samples, Hottest(acc.methods), Hottest(acc.compiled_in),
                 acc.inlined};
