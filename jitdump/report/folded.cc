@@ -80,14 +80,11 @@ class Folder {
     }
   }
 
-  // The distinct texts in byte order, each as (a stack, its samples).
+  // The distinct stacks in the byte order of their texts.
   std::vector<uint32_t> Sorted() const {
     std::vector<uint32_t> order(stacks_.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      const std::span<const uint32_t> x = Tokens(a), y = Tokens(b);
-      return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
-    });
+    SortFrom(order.data(), order.data() + order.size(), 0);
     return order;
   }
 
@@ -109,6 +106,48 @@ class Folder {
   std::span<const uint32_t> Tokens(uint32_t stack) const {
     const Stack& s = stacks_[stack];
     return std::span<const uint32_t>(segments_.data() + s.begin, s.end - s.begin);
+  }
+
+  // The token at `depth` of `stack`, or -1 past its end (a shorter stack first).
+  int64_t TokenAt(uint32_t stack, size_t depth) const {
+    const Stack& s = stacks_[stack];
+    return depth < s.end - s.begin ? int64_t{segments_[s.begin + depth]} : -1;
+  }
+
+  // Sorts stacks [first, last), which share their first `depth` tokens, by the tokens after them:
+  // a three-way radix quicksort (Bentley and Sedgewick's multikey quicksort). Stacks share long
+  // prefixes (the thread's entry frames), which a comparison sort would compare again at every
+  // comparison; here each token of a shared prefix is looked at about once per partition level.
+  void SortFrom(uint32_t* first, uint32_t* last, size_t depth) const {
+    while (last - first > 1) {
+      if (last - first < 12) {
+        std::sort(first, last, [&](uint32_t a, uint32_t b) {
+          const std::span<const uint32_t> x = Tokens(a).subspan(depth), y = Tokens(b).subspan(depth);
+          return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
+        });
+        return;
+      }
+      const int64_t pivot = TokenAt(first[(last - first) / 2], depth);
+      uint32_t* lt = first;  // [first, lt) < pivot, [lt, i) == pivot, [gt, last) > pivot
+      uint32_t* gt = last;
+      for (uint32_t* i = first; i < gt;) {
+        const int64_t t = TokenAt(*i, depth);
+        if (t < pivot) {
+          std::swap(*lt++, *i++);
+        } else if (t > pivot) {
+          std::swap(*i, *--gt);
+        } else {
+          ++i;
+        }
+      }
+      SortFrom(first, lt, depth);
+      SortFrom(gt, last, depth);
+      if (pivot < 0) return;  // the stacks equal to the pivot all end here: they are one text
+      // The equal range goes on at the next token, without recursion (stacks are deep).
+      first = lt;
+      last = gt;
+      ++depth;
+    }
   }
 
   // Tokens: every segment text t is ranked twice in one order, as t + ";" (a segment that more
