@@ -233,6 +233,58 @@ TEST(PprofWriterTest, LargeProfileReadsBackWhole) {
   EXPECT_EQ(Str(p, p.function(p.function_size() - 1).filename()), last.file);
 }
 
+// The decompressed bytes of `written` (a gzip stream).
+std::string Gunzip(const std::string& written) {
+  google::protobuf::io::ArrayInputStream raw(written.data(), static_cast<int>(written.size()));
+  google::protobuf::io::GzipInputStream gzip(&raw, google::protobuf::io::GzipInputStream::GZIP);
+  std::string bytes;
+  const void* data = nullptr;
+  int size = 0;
+  while (gzip.Next(&data, &size)) bytes.append(static_cast<const char*>(data), static_cast<size_t>(size));
+  return bytes;
+}
+
+// The writer encodes profile.proto itself; its bytes are what protobuf's serializer makes of the
+// same fields, section by section (the header's scalars, then samples, mappings, locations,
+// functions, comments and the string table), so readers that compare or hash profiles see no
+// difference from a protobuf-written one.
+TEST(PprofWriterTest, BytesAreProtobufsOwnSerialization) {
+  for (const Profile& model : {testing::InlineDemoProfile(), testing::SyntheticProfile(20000, 5)}) {
+    std::ostringstream out;
+    ASSERT_TRUE(WritePprof(model, out).ok());
+    const std::string bytes = Gunzip(out.str());
+    pb::Profile p;
+    ASSERT_TRUE(p.ParseFromString(bytes));
+    pb::Profile header;
+    *header.mutable_sample_type() = p.sample_type();
+    header.set_duration_nanos(p.duration_nanos());
+    *header.mutable_period_type() = p.period_type();
+    header.set_period(p.period());
+    header.set_default_sample_type(p.default_sample_type());
+    std::string expected = header.SerializeAsString();
+    pb::Profile section;
+    *section.mutable_sample() = p.sample();
+    expected += section.SerializeAsString();
+    section.Clear();
+    *section.mutable_mapping() = p.mapping();
+    expected += section.SerializeAsString();
+    section.Clear();
+    *section.mutable_location() = p.location();
+    expected += section.SerializeAsString();
+    section.Clear();
+    *section.mutable_function() = p.function();
+    expected += section.SerializeAsString();
+    section.Clear();
+    *section.mutable_comment() = p.comment();
+    expected += section.SerializeAsString();
+    section.Clear();
+    *section.mutable_string_table() = p.string_table();
+    expected += section.SerializeAsString();
+    EXPECT_EQ(bytes.size(), expected.size());
+    EXPECT_TRUE(bytes == expected) << "the encoded profile differs from protobuf's serialization";
+  }
+}
+
 TEST(PprofWriterTest, DanglingIndexIsAnErrorAndWritesNothing) {
   Profile profile = testing::InlineDemoProfile();
   profile.locations[0].lines[0].function = 9999;
