@@ -127,30 +127,35 @@ void WriteSamples(const Profile& profile, StringTable& strings, ProfileOutput& o
   const int64_t thread_key = strings.Index("thread");
   const int64_t pid_key = strings.Index("pid");
   for (const Sample& sample : profile.samples) {
-    ProtoEncoder& s = scratch.entry;
-    s.clear();
-    if (!sample.locations.empty()) {
-      scratch.packed.clear();
-      for (uint32_t location : sample.locations) scratch.packed.Varint(uint64_t{location} + 1);
-      s.MessageField(field::kSampleLocationId, scratch.packed);
-    }
-    scratch.packed.clear();
-    scratch.packed.Varint(sample.count);
-    scratch.packed.Varint(sample.nanos);
-    s.MessageField(field::kSampleValue, scratch.packed);
+    // The labels and the location ids are encoded aside, the values straight into the output
+    // (a message's length precedes it, so the parts' lengths are needed first).
+    ProtoEncoder& labels = scratch.entry;
+    labels.clear();
     if (!sample.thread.empty()) {
       scratch.inner.clear();
       scratch.inner.VarintField(field::kLabelKey, thread_key);
       scratch.inner.VarintField(field::kLabelStr, strings.Index(sample.thread));
-      s.MessageField(field::kSampleLabel, scratch.inner);
+      labels.MessageField(field::kSampleLabel, scratch.inner);
     }
     if (sample.process < profile.processes.size()) {
       scratch.inner.clear();
       scratch.inner.VarintField(field::kLabelKey, pid_key);
       scratch.inner.VarintField(field::kLabelNum, profile.processes[sample.process].pid);
-      s.MessageField(field::kSampleLabel, scratch.inner);
+      labels.MessageField(field::kSampleLabel, scratch.inner);
     }
-    out.profile().MessageField(field::kProfileSample, s);
+    ProtoEncoder& ids = scratch.packed;
+    ids.clear();
+    ids.Varints(sample.locations, [](uint32_t location) { return uint64_t{location} + 1; });
+    const size_t values = ProtoEncoder::VarintSize(sample.count) + ProtoEncoder::VarintSize(sample.nanos);
+    const size_t size = (ids.size() == 0 ? 0 : 1 + ProtoEncoder::VarintSize(ids.size()) + ids.size()) + 1 +
+                        ProtoEncoder::VarintSize(values) + values + labels.size();
+    ProtoEncoder& p = out.profile();
+    p.LengthDelimited(field::kProfileSample, size);
+    if (ids.size() != 0) p.MessageField(field::kSampleLocationId, ids);  // packed
+    p.LengthDelimited(field::kSampleValue, values);  // packed
+    p.Varint(sample.count);
+    p.Varint(sample.nanos);
+    p.Append(labels.bytes());
     out.Flush();
   }
 }
