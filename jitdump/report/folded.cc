@@ -54,29 +54,34 @@ class Folder {
       thread_of[i] = it->second;
     }
     RankTokens();
-    FunctionsOfLocations(profile);
+    TokensOfLocations(profile);
 
-    size_t segments = 0;
+    // Each stack is written where it will stay, after the stacks before it; a stack whose text
+    // is already there is counted there and its copy dropped. The room is reserved from the most
+    // the stacks can take, so nothing moves while they are added.
+    size_t most = 0;
     for (const Sample& sample : profile.samples) {
-      segments += 1;
-      for (uint32_t location : sample.locations) segments += location_functions_[location + 1] - location_functions_[location];
+      most += 1;
+      for (uint32_t location : sample.locations) most += location_tokens_[location + 1] - location_tokens_[location];
     }
-    segments_.reserve(segments);
+    segments_.resize(most);
     stacks_.reserve(profile.samples.size());
     Grow(profile.samples.size());
     for (size_t i = 0; i < profile.samples.size(); ++i) {
       const Sample& sample = profile.samples[i];
-      key_.clear();
-      key_.push_back(mid_[thread_of[i]]);
+      uint32_t* const begin = segments_.data() + used_;
+      uint32_t* end = begin;
+      *end++ = mid_[thread_of[i]];
       for (size_t l = sample.locations.size(); l-- > 0;) {
         const uint32_t location = sample.locations[l];
-        for (uint32_t f = location_functions_[location]; f < location_functions_[location + 1]; ++f) {
-          key_.push_back(mid_[functions_[f]]);
+        // A plain loop: a location has one or a few tokens, too few for memmove's call to pay.
+        for (uint32_t k = location_tokens_[location]; k < location_tokens_[location + 1]; ++k) {
+          *end++ = location_tokens_[k];
         }
       }
       // The last segment ends the line: its token is the text's own rank, not the text + ';' one.
-      key_.back() = last_[key_.back()];
-      Add(sample.count);
+      end[-1] = last_[end[-1]];
+      Add(static_cast<size_t>(end - begin), sample.count);
     }
   }
 
@@ -92,7 +97,7 @@ class Folder {
 
   // Appends the stack's text.
   void AppendText(uint32_t stack, std::string& out) const {
-    for (uint32_t t : Tokens(stack)) out += texts_[text_of_[t]];
+    for (uint32_t t : Tokens(stack)) out.append(text_of_[t]);
   }
 
  private:
@@ -168,9 +173,9 @@ class Folder {
     std::vector<uint32_t> rank(order.size());  // rank[k]: distinct keys before order[k]
     for (size_t k = 1; k < order.size(); ++k) rank[k] = rank[k - 1] + (keys[order[k]] != keys[order[k - 1]]);
     mid_.assign(n, 0);
-    text_of_.assign(order.size(), 0);
+    text_of_.assign(order.size(), std::string_view());
     for (size_t k = 0; k < order.size(); ++k) {
-      text_of_[rank[k]] = order[k] % n;  // equal keys are equal texts: any of them spells the token
+      text_of_[rank[k]] = texts_[order[k] % n];  // equal keys are equal texts: any spells the token
       if (order[k] < n) mid_[order[k]] = rank[k];
     }
     // The stack under construction holds mid tokens; its last one becomes last_[mid token].
@@ -180,20 +185,24 @@ class Folder {
     }
   }
 
-  // Each location's functions outermost first (its lines backwards), in one flat array:
-  // functions_[location_functions_[l], location_functions_[l + 1]).
-  void FunctionsOfLocations(const Profile& profile) {
-    location_functions_.reserve(profile.locations.size() + 1);
-    location_functions_.push_back(0);
-    for (const Location& location : profile.locations) {
-      for (size_t k = location.lines.size(); k-- > 0;) functions_.push_back(location.lines[k].function);
-      location_functions_.push_back(static_cast<uint32_t>(functions_.size()));
+  // Each location's mid tokens outermost first (its lines backwards), after the offsets of every
+  // location's run in the same array: location l's tokens are
+  // location_tokens_[location_tokens_[l], location_tokens_[l + 1]).
+  void TokensOfLocations(const Profile& profile) {
+    location_tokens_.resize(profile.locations.size() + 1);
+    for (size_t l = 0; l < profile.locations.size(); ++l) {
+      const Location& location = profile.locations[l];
+      location_tokens_[l] = static_cast<uint32_t>(location_tokens_.size());
+      for (size_t k = location.lines.size(); k-- > 0;) location_tokens_.push_back(mid_[location.lines[k].function]);
     }
+    location_tokens_[profile.locations.size()] = static_cast<uint32_t>(location_tokens_.size());
   }
 
-  void Add(uint64_t count) {
+  // Counts the stack just written at segments_[used_, used_ + size).
+  void Add(size_t size, uint64_t count) {
+    const uint32_t* const key = segments_.data() + used_;
     uint64_t h = 0xcbf29ce484222325ull;
-    for (uint32_t v : key_) h = (h ^ v) * 0x100000001b3ull;
+    for (size_t k = 0; k < size; ++k) h = (h ^ key[k]) * 0x100000001b3ull;
     h ^= h >> 32;
     if (2 * (stacks_.size() + 1) > slots_.size()) Grow(stacks_.size() + 1);
     size_t i = h & (slots_.size() - 1);
@@ -201,19 +210,14 @@ class Folder {
       const uint32_t index = slots_[i];
       if (index == kEmpty) break;
       const std::span<const uint32_t> tokens = Tokens(index);
-      if (stacks_[index].hash == h && std::equal(tokens.begin(), tokens.end(), key_.begin(), key_.end())) {
+      if (stacks_[index].hash == h && std::equal(tokens.begin(), tokens.end(), key, key + size)) {
         stacks_[index].count += count;
         return;
       }
     }
-    Stack s;
-    s.begin = segments_.size();
-    segments_.insert(segments_.end(), key_.begin(), key_.end());
-    s.end = segments_.size();
-    s.count = count;
-    s.hash = h;
     slots_[i] = static_cast<uint32_t>(stacks_.size());
-    stacks_.push_back(s);
+    stacks_.push_back(Stack{used_, used_ + size, count, h});
+    used_ += size;
   }
 
   // Makes room for `stacks` stacks at most half full.
@@ -232,14 +236,13 @@ class Folder {
   std::vector<std::string> texts_;  // functions' segments, then threads'
   std::vector<uint32_t> mid_;       // text -> its token followed by more segments
   std::vector<uint32_t> last_;      // mid token -> the same text's token as the last segment
-  std::vector<uint32_t> text_of_;   // token -> a text that spells it
-  std::vector<uint32_t> location_functions_;
-  std::vector<uint32_t> functions_;
-  std::vector<uint32_t> segments_;
+  std::vector<std::string_view> text_of_;  // token -> a text that spells it (in texts_)
+  std::vector<uint32_t> location_tokens_;
+  std::vector<uint32_t> segments_;  // the stacks' tokens, stack after stack (used_ of them so far)
+  size_t used_ = 0;
   std::vector<Stack> stacks_;
   static constexpr uint32_t kEmpty = UINT32_MAX;
   std::vector<uint32_t> slots_;  // open addressing over stacks_ by hash
-  std::vector<uint32_t> key_;
 };
 
 }  // namespace
