@@ -1,5 +1,6 @@
 #include "jitdump/report/flamegraph_data.h"
 
+#include <algorithm>
 #include <charconv>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -13,6 +14,19 @@ namespace {
 // A JSON string literal (nlohmann escapes it; bytes that are not UTF-8 become U+FFFD) with '<'
 // written as \u003c: inside a <script> element "</script" or "<!--" would end or bend it.
 std::string ScriptSafeJson(std::string_view text) {
+  // Most names are printable ASCII with nothing to escape: quoted as they are, without building a
+  // JSON value (nlohmann's output for them is exactly this).
+  const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
+    return c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '<';
+  });
+  if (plain) {
+    std::string out;
+    out.reserve(text.size() + 2);
+    out += '"';
+    out += text;
+    out += '"';
+    return out;
+  }
   const std::string json = nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::string out;
   out.reserve(json.size());
@@ -60,12 +74,13 @@ class PackedWriter {
     out_ << '"';
   }
   void Unsigned(uint64_t value) {
+    // At most 13 digits of 5 bits; the buffer always has room for them.
     while (value >= 32) {
-      buffer_ += kPackAlphabet[32 + (value & 31)];
+      buffer_[size_++] = kPackAlphabet[32 + (value & 31)];
       value >>= 5;
     }
-    buffer_ += kPackAlphabet[value];
-    if (buffer_.size() >= 1 << 16) Flush();
+    buffer_[size_++] = kPackAlphabet[value];
+    if (size_ >= sizeof buffer_ - 16) Flush();
   }
   void Signed(int64_t value) {
     Unsigned(value < 0 ? ~(static_cast<uint64_t>(value) << 1) : static_cast<uint64_t>(value) << 1);
@@ -73,11 +88,12 @@ class PackedWriter {
 
  private:
   void Flush() {
-    out_ << buffer_;
-    buffer_.clear();
+    out_.write(buffer_, static_cast<std::streamsize>(size_));
+    size_ = 0;
   }
   std::ostream& out_;
-  std::string buffer_;
+  char buffer_[1 << 16];
+  size_t size_ = 0;
 };
 
 const char* const kKinds[] = {"root",        "process", "thread", "compiled", "inlined",
