@@ -63,6 +63,38 @@ TEST(ReaderQuery, LoadAtATimeFollowsCodeCacheReuse) {
   EXPECT_EQ(FindLoad(dump, 0x1010), 2);
 }
 
+// A call counts only inside its parent: a child whose range lies outside the parent's (a
+// producer's mistake) is not part of the chain, and the walk goes on to the parent's later
+// siblings.
+TEST(ReaderQuery, InlineChainTakesACallOnlyInsideItsParent) {
+  Builder b;
+  b.Header();
+  b.Samply(2000, {"Outer.java", "Mid.java", "Leaf.java"}, {"Outer.run", "Mid.step", "Leaf.get"},
+           {{0, 0, 24, 0, 0}, {1, 1, 4, 0, 0}, {2, 2, 2, 0, 0}},
+           {{0, 1, 1, 30, 9}, {1, 1, 2, 7, 5}, {0, 1, 2, 40, 3}},
+           {{0x20, 0x20}, {0x80, 0x10}, {0x80, 0x20}},
+           {{0x0, 0, 25, 0}, {0x20, 1, 5, 0}, {0x40, 0, 31, 0}, {0x80, 2, 3, 0}, {0xA0, 0, 33, 0}});
+  b.Load(2001, 0x10000, 0x100, 1, "Outer.run");
+  const JitDump dump = Parse(b.bytes());
+  const size_t load = 1;
+  ASSERT_NE(dump.records[load].load(), nullptr);
+
+  auto chain = InlineChain(dump, load, 0x10088);  // the second Leaf.get call, not the first
+  ASSERT_EQ(chain.size(), 2u);
+  EXPECT_EQ(chain[0].function, "Leaf.get");
+  EXPECT_EQ(chain[1].function, "Outer.run");
+  EXPECT_EQ(chain[1].line, 40u);
+
+  chain = InlineChain(dump, load, 0x10028);  // inside Mid.step
+  ASSERT_EQ(chain.size(), 2u);
+  EXPECT_EQ(chain[0].function, "Mid.step");
+  EXPECT_EQ(chain[1].line, 30u);
+
+  chain = InlineChain(dump, load, 0x10050);  // outer code only
+  ASSERT_EQ(chain.size(), 1u);
+  EXPECT_EQ(chain[0].function, "Outer.run");
+}
+
 TEST(ReaderQuery, InlineChainInnermostFirstWithCallLines) {
   const Builder b = testing::InlineExample();
   const JitDump dump = Parse(b.bytes());

@@ -48,6 +48,10 @@ bool PlausibleName(std::string_view s) {
   if (s.empty()) return false;
   for (size_t i = 0; i < s.size();) {
     const auto c = static_cast<uint8_t>(s[i]);
+    if (c >= 0x20 && c < 0x7f) {  // printable ASCII, what nearly every file name is made of
+      ++i;
+      continue;
+    }
     const size_t length = Utf8SequenceLength(s, i);
     if (c < 0x20 || c == 0x7f || length == 0) return false;
     i += length;

@@ -67,23 +67,32 @@ std::vector<InlineFrame> InlineChain(const JitDump& dump, size_t load_index, uin
   if (info == nullptr || !rec.valid || info->functions.empty()) return frames;
   const uint64_t offset = addr - load->code_addr;
 
-  // Walk the DFS list keeping, per depth, whether the ancestor at that depth contains offset.
-  std::vector<uint32_t> chain;      // call indexes, outermost first
-  std::vector<bool> ancestor_hit;   // ancestor_hit[d] = the current call at depth d contains offset
+  // Walk the DFS list keeping, per depth, whether the current call at that depth contains
+  // offset (and so do all its ancestors). A call counts only when its parent does, so those
+  // depths are always a run of hits followed by misses: the walk keeps the run's length
+  // (`hits`) and how deep the open path is (`open`), and reads a call's ranges only when its
+  // parent is a hit (this runs for every JIT frame of a profile that is resolved).
+  std::vector<uint32_t> chain;  // call indexes, outermost first
+  size_t open = 0;              // depths of the current DFS path
+  size_t hits = 0;              // the path's depths [0, hits) contain offset
   for (size_t i = 0; i < info->calls.size(); ++i) {
     const SamplyInlineCallRecord& c = info->calls[i];
     const size_t depth = c.depth;
-    if (depth > ancestor_hit.size()) break;  // malformed; validated elsewhere
-    ancestor_hit.resize(depth);
-    const bool parent_ok = depth == 0 || ancestor_hit[depth - 1];
+    if (depth > open) break;  // malformed; validated elsewhere
+    hits = std::min(hits, depth);
     bool hit = false;
-    const uint64_t begin = info->range_begin[i];
-    for (uint64_t k = begin; k < begin + c.range_count && k < info->ranges.size(); ++k) {
-      const SamplyRangeRecord& r = info->ranges[k];
-      if (offset >= r.start_offset && offset - r.start_offset < r.size) hit = true;
+    if (hits == depth) {  // the parent (or none at depth 0) contains offset
+      const uint64_t begin = info->range_begin[i];
+      for (uint64_t k = begin; k < begin + c.range_count && k < info->ranges.size(); ++k) {
+        const SamplyRangeRecord& r = info->ranges[k];
+        if (offset >= r.start_offset && offset - r.start_offset < r.size) {
+          hit = true;
+          break;
+        }
+      }
     }
-    hit = hit && parent_ok;
-    ancestor_hit.push_back(hit);
+    open = depth + 1;
+    if (hit) hits = depth + 1;
     if (hit && depth == chain.size()) chain.push_back(static_cast<uint32_t>(i));
   }
 

@@ -17,7 +17,43 @@ constexpr size_t kMaxUnitRanges = 1u << 20;
 // Scopes of one address deeper than this are cut (a real chain is a few dozen).
 constexpr int kMaxScopes = 256;
 
-// What libdw will hold of `image`'s debug sections: their sizes, decompressed.
+// Debug sections no lookup here reads: location lists, macros, call frames and the name
+// indexes. dwarf_begin_elf (elfutils 0.188) inflates every compressed debug section it knows
+// when the Dwarf opens, read or not, and libc6-dbg's .debug_loclists alone is a third of what
+// it would inflate; the scope, range, line and name walks of this file never touch these.
+bool Unread(std::string_view name) {
+  if (name.starts_with(".zdebug_")) {
+    name.remove_prefix(8);
+  } else if (name.starts_with(".debug_")) {
+    name.remove_prefix(7);
+  } else {
+    return false;
+  }
+  static constexpr std::string_view kUnread[] = {"loc",   "loclists", "macro",    "macinfo",
+                                                  "frame", "pubnames", "pubtypes", "gnu_pubnames",
+                                                  "gnu_pubtypes"};
+  for (std::string_view unread : kUnread) {
+    if (name == unread) return true;
+  }
+  return false;
+}
+
+// Hides the debug sections no lookup reads from libdw: an SHT_NOBITS section is one
+// dwarf_begin_elf skips (it holds no bytes) instead of inflating. Only the in-memory section
+// header changes (libelf's copy: the image is read, never written back), and the image is this
+// DWARF's own.
+void HideUnreadSections(const ElfImage& image) {
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(image.elf(), scn)) != nullptr) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr || shdr.sh_type == SHT_NOBITS) continue;
+    if (!Unread(image.SectionName(shdr))) continue;
+    shdr.sh_type = SHT_NOBITS;
+    gelf_update_shdr(scn, &shdr);
+  }
+}
+
+// What libdw will hold of `image`'s debug sections: their sizes, decompressed (those it reads).
 uint64_t DebugBytes(const ElfImage& image) {
   uint64_t total = 0;
   Elf_Scn* scn = nullptr;
@@ -150,6 +186,7 @@ void CallSite(Dwarf_Die* cu, Dwarf_Die* inlined, std::string* file, uint32_t* li
 std::unique_ptr<DwarfLines> DwarfLines::Open(std::unique_ptr<ElfImage> image, uint64_t max_bytes,
                                              std::string* error) {
   std::unique_ptr<DwarfLines> lines(new DwarfLines());
+  HideUnreadSections(*image);
   lines->bytes_ = DebugBytes(*image);
   if (lines->bytes_ > max_bytes) {
     *error = "its DWARF takes " + std::to_string(lines->bytes_ >> 20) + " MiB, more than the " +
