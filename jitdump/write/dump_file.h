@@ -8,6 +8,7 @@
 #include <string>
 
 #include "jitdump/write/encoder.h"
+#include "jitdump/write/record_file.h"
 #include "jitdump/write/safe_file.h"
 #include "jitdump/format/status.h"
 
@@ -45,20 +46,18 @@ class DumpFile {
   // marker and closes every descriptor it holds. Safe to call twice.
   Status Close(uint64_t timestamp, bool sync = false);
 
-  bool is_open() const { return fd_ >= 0; }
+  bool is_open() const { return file_.is_open(); }
   bool marker_mapped() const { return marker_ != nullptr; }
-  uint64_t size() const { return size_; }
-  const std::string& path() const { return path_; }
-  int fd() const { return fd_; }
+  uint64_t size() const { return file_.size(); }
+  const std::string& path() const { return file_.path(); }
+  int fd() const { return file_.fd(); }
 
  private:
-  std::string path_;
-  std::string name_;
-  int dir_fd_ = -1;  // a duplicate of the held directory's descriptor, for Discard
-  int fd_ = -1;
+  void Unmap();
+
+  RecordFile file_;
   void* marker_ = nullptr;
   size_t marker_size_ = 0;
-  uint64_t size_ = 0;  // bytes of whole records (and header) in the file
 };
 
 // ELF e_machine of the running process, as perf's agent reports it (read from /proc/self/exe).

@@ -121,67 +121,32 @@ MethodTableEndRecord MakeEndRecord(uint64_t timestamp, const MethodTableCounts& 
   return end;
 }
 
-MethodTableFile::~MethodTableFile() {
-  if (fd_ >= 0) ::close(fd_);
-  if (dir_fd_ >= 0) ::close(dir_fd_);
-}
-
 Status MethodTableFile::Create(const HeldDirectory& dir, const std::string& name, const CreateRules& rules,
                                uint32_t pid, uint64_t timestamp) {
   const MethodTableHeader header = MakeMethodTableHeader(pid, timestamp);
-  CreateRules write = rules;
-  write.flags = O_WRONLY;
-  int fd = -1;
-  const Status status = CreateWithContentsAt(dir.fd(), name, write, &header, sizeof header, &fd);
-  if (!status.ok()) return status;
-  fd_ = fd;
-  dir_fd_ = ::fcntl(dir.fd(), F_DUPFD_CLOEXEC, 0);
-  name_ = name;
-  path_ = dir.path() + "/" + name;
-  size_ = sizeof header;
-  return Status::Ok();
+  return file_.Create(dir, name, rules, O_WRONLY, {reinterpret_cast<const uint8_t*>(&header), sizeof header});
 }
 
 Status MethodTableFile::Create(const std::string& path, mode_t mode, uint32_t pid, uint64_t timestamp) {
-  const int dir = ::open(DirectoryOf(path).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0) return Status::Error("open", errno);
   const MethodTableHeader header = MakeMethodTableHeader(pid, timestamp);
-  int fd = -1;
-  const Status status = CreateWithContentsAt(dir, std::string(BaseName(path)), CreateRules{O_WRONLY, mode, 0}, &header,
-                                             sizeof header, &fd);
-  if (!status.ok()) {
-    ::close(dir);
-    return status;
-  }
-  fd_ = fd;
-  dir_fd_ = dir;
-  name_ = BaseName(path);
-  path_ = path;
-  size_ = sizeof header;
-  return Status::Ok();
+  return file_.Create(path, O_WRONLY, mode, {reinterpret_cast<const uint8_t*>(&header), sizeof header});
 }
 
 Status MethodTableFile::Append(std::span<const uint8_t> records) {
-  if (fd_ < 0) return Status::Error("write (file not open)", EBADF);
+  if (!file_.is_open()) return Status::Error("write (file not open)", EBADF);
   if (records.empty()) return Status::Ok();
   struct iovec iov {const_cast<uint8_t*>(records.data()), records.size()};
-  return AppendWholeRecords(fd_, &size_, &iov, 1);
+  return file_.Append(&iov, 1);
 }
 
 Status MethodTableFile::Close(uint64_t timestamp, const MethodTableCounts& counts) {
-  if (fd_ < 0) return Status::Ok();
+  if (!file_.is_open()) return Status::Ok();
   const MethodTableEndRecord end = MakeEndRecord(timestamp, counts);
-  Status status = Append({reinterpret_cast<const uint8_t*>(&end), sizeof end});
-  if (::close(fd_) != 0 && status.ok()) status = Status::Error("close", errno);
-  fd_ = -1;
-  return status;
+  const Status status = Append({reinterpret_cast<const uint8_t*>(&end), sizeof end});
+  const Status closed = file_.Close(false);
+  return status.ok() ? closed : status;
 }
 
-void MethodTableFile::Discard() {
-  if (fd_ < 0) return;
-  RemoveIfStillAt(dir_fd_, name_, fd_);
-  ::close(fd_);
-  fd_ = -1;
-}
+void MethodTableFile::Discard() { file_.Discard(); }
 
 }  // namespace jitdump

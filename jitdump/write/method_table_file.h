@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "jitdump/format/method_table_format.h"
+#include "jitdump/write/record_file.h"
 #include "jitdump/write/safe_file.h"
 #include "jitdump/format/status.h"
 
@@ -60,7 +61,6 @@ MethodTableEndRecord MakeEndRecord(uint64_t timestamp, const MethodTableCounts& 
 class MethodTableFile {
  public:
   MethodTableFile() = default;
-  ~MethodTableFile();
   MethodTableFile(const MethodTableFile&) = delete;
   MethodTableFile& operator=(const MethodTableFile&) = delete;
 
@@ -78,16 +78,12 @@ class MethodTableFile {
   // Closes and removes the file (nothing was ever written to it but its header).
   void Discard();
 
-  bool is_open() const { return fd_ >= 0; }
-  uint64_t size() const { return size_; }
-  const std::string& path() const { return path_; }
+  bool is_open() const { return file_.is_open(); }
+  uint64_t size() const { return file_.size(); }
+  const std::string& path() const { return file_.path(); }
 
  private:
-  std::string path_;
-  std::string name_;
-  int dir_fd_ = -1;
-  int fd_ = -1;
-  uint64_t size_ = 0;
+  RecordFile file_;
 };
 
 }  // namespace jitdump

@@ -109,7 +109,7 @@ def test_native_symbols(build, work, program):
     home = work / "home"
     env = perf.env(home)
     data = work / "perf.data"
-    record([exe, "spin", "3"], data, env)
+    record([exe, "spin", "5"], data, env)
     result = compare(probe, data, env, ["--buildid-dir", home / ".debug"])
     check_names(result, program)
     check(result.compared[str(exe)] >= 2, f"{program}'s own code sampled")
@@ -133,7 +133,7 @@ def test_native_symbols_container(build, work, cleanup):
     inside = work / "container"
     inside.mkdir()
     script = (f"mount -t tmpfs tmpfs {inside} && cp {exe} {lib} {inside}/ && "
-              f"LD_LIBRARY_PATH={inside} exec {inside}/symfix_pie spin 30 wait")
+              f"LD_LIBRARY_PATH={inside} exec {inside}/symfix_pie spin 12 wait")
     proc = subprocess.Popen(["unshare", "--mount", "--fork", "sh", "-c", script], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     cleanup.kill(proc)

@@ -5,7 +5,11 @@
 // as `jitdump report --script` and `jitdump fold` read it), then the text outputs written from
 // the profile.
 //
-// Input layout: DUMP_BYTES "\n#PERF-SCRIPT#\n" PERF_SCRIPT_TEXT.
+// Input layout: DUMP_BYTES "\n#PERF-SCRIPT#\n" [SHAPE_LINE] PERF_SCRIPT_TEXT.
+// SHAPE_LINE, "#SHAPE# FLAGS\n", stands for what perf.data's attrs tell the report about the
+// recording: FLAGS holding 'd', return addresses already moved onto their call (--call-graph
+// dwarf); holding 'w', sample times not on the dumps' clock (no -k 1); without the line, an
+// fp recording on CLOCK_MONOTONIC.
 // The dump is a regular file in a private directory (no link, no FIFO: those are refused before
 // any byte is read, which the faults suite's root-visit tests check on real files); every marker
 // in the script is looked up in that directory only (ReadOptions::dump_dirs), never at the path
@@ -130,7 +134,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string_view kScript = "\n#PERF-SCRIPT#\n";
   const size_t script_at = input.find(kScript);
   const std::string_view dump = input.substr(0, script_at);
-  const std::string_view script = script_at == std::string_view::npos ? std::string_view() : input.substr(script_at + kScript.size());
+  std::string_view script = script_at == std::string_view::npos ? std::string_view() : input.substr(script_at + kScript.size());
+  static const std::string_view kShape = "#SHAPE# ";
+  std::string_view shape;
+  if (script.starts_with(kShape)) {
+    const size_t end = script.find('\n');
+    shape = script.substr(kShape.size(), end == std::string_view::npos ? std::string_view::npos : end - kShape.size());
+    script = end == std::string_view::npos ? std::string_view() : script.substr(end + 1);
+  }
 
   try {
     const std::string path = Put(4242, dump);
@@ -139,6 +150,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ReadOptions options;
     options.dump_dirs = {g_dir};
     options.dump_memory = 1 << 20;
+    options.return_addresses_adjusted = shape.find('d') != std::string_view::npos;
+    options.times_are_dump_clock = shape.find('w') == std::string_view::npos;
 
     // Every marker the script names finds its dump in g_dir only: the file written above for
     // pid 4242 (whatever path the script gives), nothing else.
