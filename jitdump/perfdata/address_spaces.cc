@@ -178,8 +178,12 @@ uint64_t AddressSpaces::Generation(uint32_t pid) const {
 
 const Mapping* AddressSpaces::Find(uint32_t pid, uint16_t cpumode, uint64_t addr) {
   if (cpumode == kCpumodeKernel || cpumode == kCpumodeGuestKernel) return Lookup(kernel_, addr);
-  const auto it = processes_.find(pid);
-  const Mapping* found = it != processes_.end() ? Lookup(it->second, addr) : nullptr;
+  if (last_space_ == nullptr || pid != last_pid_) {
+    const auto it = processes_.find(pid);
+    last_pid_ = pid;
+    last_space_ = it != processes_.end() ? &it->second : nullptr;  // null: looked up again next time
+  }
+  const Mapping* found = last_space_ != nullptr ? Lookup(*last_space_, addr) : nullptr;
   if (found == nullptr && IsKernelAddress(addr)) found = Lookup(kernel_, addr);
   return found;
 }

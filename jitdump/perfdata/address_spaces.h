@@ -97,7 +97,10 @@ class AddressSpaces {
   static const Mapping* Lookup(Space& space, uint64_t addr);
   Space& ProcessSpace(uint32_t pid);
 
-  std::unordered_map<uint32_t, Space> processes_;
+  std::unordered_map<uint32_t, Space> processes_;  // never erased: a Space's address stays
+  // The process of the last Find: a sample's frames are all looked up in one process.
+  uint32_t last_pid_ = 0;
+  Space* last_space_ = nullptr;
   Space kernel_;
   std::unordered_map<std::string, std::unique_ptr<Dso>> dsos_;  // by key (path + inode or build id)
   std::unordered_map<std::string, std::vector<uint8_t>> header_build_ids_;  // by path

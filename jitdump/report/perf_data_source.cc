@@ -208,8 +208,14 @@ class Samples : public pd::RecordSink {
     } else {
       f.mapping = m;
       f.file_addr = m->FileAddress(ip);
-      const auto it = dso_ids_.find(m->dso);
-      f.dso = it != dso_ids_.end() ? it->second : dso_ids_.emplace(m->dso, reader_.dsos().Intern(m->dso->name)).first->second;
+      if (m->dso != last_dso_) {
+        // A stack's frames come in runs of one DSO (the kernel's, the JIT area's, libjvm's).
+        const auto it = dso_ids_.find(m->dso);
+        last_dso_id_ = it != dso_ids_.end() ? it->second
+                                            : dso_ids_.emplace(m->dso, reader_.dsos().Intern(m->dso->name)).first->second;
+        last_dso_ = m->dso;
+      }
+      f.dso = last_dso_id_;
     }
     frames_.push_back(f);
   }
@@ -220,6 +226,8 @@ class Samples : public pd::RecordSink {
   SymbolizedNames* names_;
   pd::AddressSpaces spaces_;  // before unwinder_, which uses it
   std::unordered_map<const pd::Dso*, uint32_t> dso_ids_;
+  const pd::Dso* last_dso_ = nullptr;  // the last frame's, and its id
+  uint32_t last_dso_id_ = 0;
   uint32_t unknown_dso_ = 0;
   bool shaped_ = false;
   unwind::DwarfUnwinder unwinder_;

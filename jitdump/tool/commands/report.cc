@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "jitdump/read/untrusted_file.h"
+#include "jitdump/report/batch_malloc.h"
 #include "jitdump/report/dump_locator.h"
 #include "jitdump/report/flamegraph_writer.h"
 #include "jitdump/report/folded.h"
@@ -531,6 +532,7 @@ int RunReport(ReportRequest req) {
 }
 
 int Report(const Invocation& in) {
+  report::TuneMallocForBatchRun();
   ReportRequest req;
   auto take = [&](std::string_view name, std::string* field) {
     if (const std::string* v = in.Value(name)) *field = *v;
