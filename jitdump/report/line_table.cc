@@ -109,12 +109,8 @@ LineTable BuildLineTable(const Profile& profile) {
       is_leaf[sample.locations.front()] = true;
     }
   }
-  Sample leaf_sample;  // LeafOf reads a sample's first location
-  leaf_sample.locations.resize(1);
   for (uint32_t location = 0; location < by_leaf.size(); ++location) {
-    if (!is_leaf[location]) continue;
-    leaf_sample.locations[0] = location;
-    add(LeafOf(profile, leaf_sample), by_leaf[location]);
+    if (is_leaf[location]) add(LeafAt(profile, location), by_leaf[location]);
   }
   if (any_without_leaf) add(SampleLeaf{}, no_leaf);
   for (auto& [unused, acc] : by_key) {

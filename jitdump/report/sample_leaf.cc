@@ -7,9 +7,12 @@
 namespace jitdump::report {
 
 SampleLeaf LeafOf(const Profile& profile, const Sample& sample) {
+  return sample.locations.empty() ? SampleLeaf{} : LeafAt(profile, sample.locations.front());
+}
+
+SampleLeaf LeafAt(const Profile& profile, uint32_t location_index) {
   SampleLeaf leaf;
-  if (sample.locations.empty()) return leaf;
-  const Location& location = profile.locations[sample.locations.front()];
+  const Location& location = profile.locations[location_index];
   leaf.mapping = &profile.mappings[location.mapping];
   if (location.lines.empty()) return leaf;
   leaf.function = &profile.functions[location.lines.front().function];

@@ -16,6 +16,8 @@ struct SampleLeaf {
 };
 
 SampleLeaf LeafOf(const Profile& profile, const Sample& sample);
+// The same for a leaf location (an index into profile.locations).
+SampleLeaf LeafAt(const Profile& profile, uint32_t location);
 
 // Java code: a compiled method or a method inlined into one.
 inline bool IsJava(FrameKind kind) { return kind == FrameKind::kCompiled || kind == FrameKind::kInlined; }
