@@ -86,11 +86,37 @@ const Dso* AddressSpaces::Intern(const Mmap& m, bool kernel) {
   return it->second.get();
 }
 
-void AddressSpaces::Insert(Space& space, const Mapping& m) {
+// Whether an address in both mappings is the same file offset of the same file in each.
+bool SameFileAddresses(const Mapping& a, const Mapping& b) {
+  if (a.dso != b.dso) return false;
+  const bool file_backed = a.dso != nullptr && (a.dso->kind == DsoKind::kFile || a.dso->kind == DsoKind::kVdso);
+  return !file_backed || a.start - a.pgoff == b.start - b.pgoff;
+}
+
+void AddressSpaces::Insert(Space& space, const Mapping& m, uint64_t generation) {
   std::vector<Mapping>& maps = space.maps;
   // Cut whatever the new mapping overlaps (perf's maps__fixup_overlappings): keep the parts
   // before and after it.
   auto first = std::lower_bound(maps.begin(), maps.end(), m.start, [](const Mapping& x, uint64_t s) { return x.end <= s; });
+  // What the new mapping alters: the parts of its range that no mapping of the same file
+  // offsets covered (a code cache growing in place alters only its new end). One range from
+  // the first such part to the last is enough for the caches that ask.
+  uint64_t altered_start = UINT64_MAX, altered_end = 0;
+  uint64_t covered_to = m.start;
+  for (auto it = first; it != maps.end() && it->start < m.end; ++it) {
+    const uint64_t from = std::max(it->start, m.start), to = std::min(it->end, m.end);
+    const bool same = SameFileAddresses(*it, m);
+    if (from > covered_to || !same) {  // a hole before it, or it itself
+      altered_start = std::min(altered_start, covered_to);
+      altered_end = same ? from : to;
+    }
+    covered_to = to;
+  }
+  if (covered_to < m.end) {
+    altered_start = std::min(altered_start, covered_to);
+    altered_end = m.end;
+  }
+  if (altered_start < altered_end) NoteChange(space, generation, altered_start, altered_end);
   std::vector<Mapping> kept;
   auto last = first;
   while (last != maps.end() && last->start < m.end) {
@@ -141,8 +167,47 @@ void AddressSpaces::OnMmap(const Mmap& m) {
   mapping.prot = m.prot;
   mapping.dso = Intern(m, kernel);
   Space& space = kernel ? kernel_ : ProcessSpace(m.pid);
-  Insert(space, mapping);
   space.generation = ++generations_;
+  Insert(space, mapping, space.generation);
+}
+
+void AddressSpaces::NoteChange(Space& space, uint64_t generation, uint64_t start, uint64_t end) {
+  if (space.changes.size() == kChangesKept) {
+    space.forgotten = space.changes.front().generation;
+    space.changes.erase(space.changes.begin());
+  }
+  space.changes.push_back(Change{generation, start, end});
+}
+
+bool AddressSpaces::UnchangedIn(const Space& space, uint64_t addr, uint64_t since) {
+  if (since < space.forgotten) return false;
+  for (auto it = space.changes.rbegin(); it != space.changes.rend() && it->generation > since; ++it) {
+    if (it->start <= addr && addr < it->end) return false;
+  }
+  return true;
+}
+
+AddressSpaces::Space* AddressSpaces::FindSpace(uint32_t pid) {
+  if (last_space_ == nullptr || pid != last_pid_) {
+    const auto it = processes_.find(pid);
+    last_pid_ = pid;
+    last_space_ = it != processes_.end() ? &it->second : nullptr;  // null: looked up again next time
+  }
+  return last_space_;
+}
+
+uint64_t AddressSpaces::FindGeneration(uint32_t pid) {
+  const Space* space = FindSpace(pid);
+  return std::max(kernel_.generation, space != nullptr ? space->generation : 0);
+}
+
+bool AddressSpaces::Unchanged(uint32_t pid, uint16_t cpumode, uint64_t addr, uint64_t since) {
+  if (!UnchangedIn(kernel_, addr, since)) return false;
+  if (cpumode == kCpumodeKernel || cpumode == kCpumodeGuestKernel) return true;
+  const Space* space = FindSpace(pid);
+  // A process first seen after `since` had no mappings then.
+  if (space == nullptr) return true;
+  return space->generation <= since || UnchangedIn(*space, addr, since);
 }
 
 void AddressSpaces::OnComm(const Comm& c) { comms_[c.tid].assign(c.comm); }
@@ -164,6 +229,7 @@ void AddressSpaces::OnTask(const Task& t) {
   child.maps = parent != processes_.end() ? parent->second.maps : std::vector<Mapping>();
   child.last = 0;
   child.generation = ++generations_;
+  NoteChange(child, child.generation, 0, UINT64_MAX);
 }
 
 const std::vector<Mapping>* AddressSpaces::Mappings(uint32_t pid) const {
@@ -178,12 +244,8 @@ uint64_t AddressSpaces::Generation(uint32_t pid) const {
 
 const Mapping* AddressSpaces::Find(uint32_t pid, uint16_t cpumode, uint64_t addr) {
   if (cpumode == kCpumodeKernel || cpumode == kCpumodeGuestKernel) return Lookup(kernel_, addr);
-  if (last_space_ == nullptr || pid != last_pid_) {
-    const auto it = processes_.find(pid);
-    last_pid_ = pid;
-    last_space_ = it != processes_.end() ? &it->second : nullptr;  // null: looked up again next time
-  }
-  const Mapping* found = last_space_ != nullptr ? Lookup(*last_space_, addr) : nullptr;
+  Space* space = FindSpace(pid);
+  const Mapping* found = space != nullptr ? Lookup(*space, addr) : nullptr;
   if (found == nullptr && IsKernelAddress(addr)) found = Lookup(kernel_, addr);
   return found;
 }

@@ -78,6 +78,14 @@ class AddressSpaces {
   const std::vector<Mapping>* Mappings(uint32_t pid) const;
   // Changes whenever the process's mappings change (for caches built from them).
   uint64_t Generation(uint32_t pid) const;
+  // Changes whenever the process's or the kernel's mappings change: what Find answers for the
+  // process stays the same while this does. Generations only grow.
+  uint64_t FindGeneration(uint32_t pid);
+  // Whether Find(pid, cpumode, addr) still answers as it did at FindGeneration `since`: no
+  // mapping change since then touched the address, or each one that did left it in the same
+  // file at the same file offset (a JVM's code cache growing in place). False when that is no
+  // longer known (changes older than the last kChangesKept of a space are forgotten).
+  bool Unchanged(uint32_t pid, uint16_t cpumode, uint64_t addr, uint64_t since);
 
   // The thread's comm as perf prints it: the last COMM, or its parent's at FORK; "swapper" for
   // the idle thread (tid 0) and ":TID" (signed) for one the recording never named.
@@ -87,14 +95,27 @@ class AddressSpaces {
   size_t mappings() const;
 
  private:
+  // An address range whose lookups a mapping change altered, at that change's generation.
+  struct Change {
+    uint64_t generation = 0;
+    uint64_t start = 0;
+    uint64_t end = 0;  // exclusive
+  };
+  static constexpr size_t kChangesKept = 64;
   struct Space {
     std::vector<Mapping> maps;  // sorted by start, disjoint
     size_t last = 0;            // the last hit
     uint64_t generation = 0;
+    std::vector<Change> changes;  // the latest kChangesKept, oldest first
+    uint64_t forgotten = 0;       // the newest generation of a change no longer kept
   };
   const Dso* Intern(const Mmap& mmap, bool kernel);
-  static void Insert(Space& space, const Mapping& mapping);
+  // Puts `mapping` in `space` at generation `generation`, noting the range it altered.
+  static void Insert(Space& space, const Mapping& mapping, uint64_t generation);
+  static void NoteChange(Space& space, uint64_t generation, uint64_t start, uint64_t end);
+  static bool UnchangedIn(const Space& space, uint64_t addr, uint64_t since);
   static const Mapping* Lookup(Space& space, uint64_t addr);
+  Space* FindSpace(uint32_t pid);
   Space& ProcessSpace(uint32_t pid);
 
   std::unordered_map<uint32_t, Space> processes_;  // never erased: a Space's address stays

@@ -67,7 +67,7 @@ class SideBand : public pd::RecordSink {
 
 // Samples to the profile reader, their frames placed in the address spaces the side-band
 // records build up as the recording goes.
-class Samples : public pd::RecordSink {
+class Samples : public pd::RecordSink, public FrameMapper {
  public:
   Samples(const pd::Recording& recording, ProfileReader& reader, ProcessMap* processes, SymbolizedNames* names)
       : recording_(recording), reader_(reader), processes_(processes), names_(names), unwinder_(spaces_, recording) {
@@ -99,40 +99,6 @@ class Samples : public pd::RecordSink {
       reader_.SetShape(shape.dwarf_call_chains, shape.monotonic_clock);
       shaped_ = true;
     }
-    frames_.clear();
-    bool chain = false;
-    if (s.has(pd::kSampleCallchain)) {
-      // perf's rule: a context marker sets the cpumode of the addresses after it; any other
-      // marker means the chain is corrupted, and perf discards it whole (the sample's ip stays).
-      uint16_t mode = s.cpumode();
-      for (size_t i = 0; i < s.callchain.size(); ++i) {
-        const uint64_t ip = s.callchain[i];
-        if (pd::IsContextMarker(ip)) {
-          if (!ModeOfMarker(ip, &mode)) {
-            frames_.clear();
-            break;
-          }
-          continue;
-        }
-        Push(s.pid, mode, ip);
-      }
-    }
-    // --call-graph dwarf: the kernel recorded only its own frames; the user stack is unwound
-    // from the registers and stack bytes the sample carries, as perf does. In a JVM whose agent
-    // wrote a method table, the Java frames below the first JIT frame perf's unwinding reaches
-    // are walked too, interpreted ones named (interpreted_frames.h).
-    if (unwinder_.CanUnwind(s)) {
-      unwinder_.Unwind(s, &pcs_);
-      InterpretedFrames* java = reader_.InterpretedFor(s.pid, TimeOf(s));
-      if (java == nullptr || !WalkJava(s, *java)) {
-        for (uint64_t pc : pcs_) Push(s.pid, pd::kCpumodeUser, pc);
-      }
-    }
-    chain = !frames_.empty();
-    if (frames_.empty() && s.has(pd::kSampleIp)) {
-      Push(s.pid, s.cpumode(), s.ip);
-      chain = false;
-    }
     StackSample out;
     out.pid = s.pid;
     out.tid = s.tid;
@@ -140,12 +106,66 @@ class Samples : public pd::RecordSink {
     out.period = s.period;
     out.comm = spaces_.ThreadComm(s.tid);
     out.event = recording_.events[s.event].name;
-    out.frames = frames_;
-    out.call_chain = chain;
-    reader_.Add(out);
+    // --call-graph dwarf: the kernel recorded only its own frames; the user stack is unwound
+    // from the registers and stack bytes the sample carries, as perf does. In a JVM whose agent
+    // wrote a method table, the Java frames below the first JIT frame perf's unwinding reaches
+    // are walked too, interpreted ones named (interpreted_frames.h).
+    if (unwinder_.CanUnwind(s)) {
+      frames_.clear();
+      for (const RawFrame& f : RawChain(s)) Push(s.pid, f.cpumode, f.ip);
+      unwinder_.Unwind(s, &pcs_);
+      InterpretedFrames* java = reader_.InterpretedFor(s.pid, TimeOf(s));
+      if (java == nullptr || !WalkJava(s, *java)) {
+        for (uint64_t pc : pcs_) Push(s.pid, pd::kCpumodeUser, pc);
+      }
+      out.call_chain = !frames_.empty();
+      if (frames_.empty() && s.has(pd::kSampleIp)) Push(s.pid, s.cpumode(), s.ip);
+      out.frames = frames_;
+      reader_.Add(out);
+      return;
+    }
+    // Frame pointers or no call chain: the reader resolves the raw addresses, asking Map for
+    // the ones it has not seen.
+    RawChain(s);
+    out.call_chain = !raw_.empty();
+    if (raw_.empty() && s.has(pd::kSampleIp)) raw_.push_back(RawFrame{s.ip, s.cpumode()});
+    pid_ = s.pid;
+    reader_.AddRaw(out, raw_, *this);
+  }
+
+  // FrameMapper, for the sample AddRaw is given.
+  StackFrame Map(const RawFrame& raw) override {
+    frames_.clear();
+    Push(pid_, raw.cpumode, raw.ip);
+    return frames_.back();
+  }
+  uint64_t Generation() override { return spaces_.FindGeneration(pid_); }
+  bool Unchanged(const RawFrame& raw, uint64_t since) override {
+    return spaces_.Unchanged(pid_, raw.cpumode, raw.ip, since);
   }
 
  private:
+  // The sample's call chain into raw_, each address with its cpumode: perf's rule is that a
+  // context marker sets the cpumode of the addresses after it; any other marker means the
+  // chain is corrupted, and perf discards it whole (the sample's ip stays).
+  const std::vector<RawFrame>& RawChain(const pd::Sample& s) {
+    raw_.clear();
+    if (!s.has(pd::kSampleCallchain)) return raw_;
+    uint16_t mode = s.cpumode();
+    for (size_t i = 0; i < s.callchain.size(); ++i) {
+      const uint64_t ip = s.callchain[i];
+      if (pd::IsContextMarker(ip)) {
+        if (!ModeOfMarker(ip, &mode)) {
+          raw_.clear();
+          break;
+        }
+        continue;
+      }
+      raw_.push_back(RawFrame{ip, mode});
+    }
+    return raw_;
+  }
+
   // The cpumode a call chain's context marker sets; false for the markers perf 6.1 does not
   // take (it discards such a chain: add_callchain_ip in util/machine.c).
   static bool ModeOfMarker(uint64_t marker, uint16_t* mode) {
@@ -234,6 +254,8 @@ class Samples : public pd::RecordSink {
   std::vector<uint64_t> pcs_;
   SampledRegisters regs_;
   std::vector<StackFrame> frames_;
+  std::vector<RawFrame> raw_;
+  uint32_t pid_ = 0;  // the sample's given to AddRaw
 };
 
 }  // namespace

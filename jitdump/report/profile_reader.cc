@@ -210,49 +210,60 @@ uint32_t ProfileReader::NativeLocation(const StackSample& sample, const StackFra
   return id;
 }
 
-uint32_t ProfileReader::Frame(const StackSample& sample, size_t index, Jvm* jvm) {
-  const StackFrame& frame = sample.frames[index];
+ProfileReader::Resolved ProfileReader::Resolve(const StackSample& sample, const StackFrame& frame, bool first,
+                                               bool after_kernel, Jvm* jvm) {
   const FrameDso& dso = dsos_[frame.dso];
-  ++stats_.frames;
-  if (frame.interpreted != nullptr && jvm != nullptr && jvm->interpreted) return InterpretedLocation(*jvm, frame);
-  const bool kernel = (frame.addr >> 48) == 0xffff || dso.kernel;
+  Resolved out;
+  out.kernel = (frame.addr >> 48) == 0xffff || dso.kernel;
+  if (frame.interpreted != nullptr && jvm != nullptr && jvm->interpreted) {
+    out.location = InterpretedLocation(*jvm, frame);
+    out.cacheable = false;
+    return out;
+  }
   // Where the CPU was: the sampled ip, or the user pc the kernel interrupted (the first user
   // frame after kernel frames). Every other frame of a chain is a return address.
-  bool exact = !sample.call_chain || index == 0;
-  if (!exact && !kernel) {
-    const StackFrame& inner = sample.frames[index - 1];
-    exact = (inner.addr >> 48) == 0xffff || dsos_[inner.dso].kernel;
-  }
+  const bool exact = first || (after_kernel && !out.kernel);
   const uint64_t step = !exact && !options_.return_addresses_adjusted ? 1 : 0;
-  const bool jit_area = !kernel && dso.jit_candidate;
-  if (!jit_area || jvm == nullptr) return NativeLocation(sample, frame, step, kernel, jit_area);
-  JitFrame hit;
+  out.jit_area = !out.kernel && dso.jit_candidate;
+  if (!out.jit_area || jvm == nullptr) {
+    out.location = NativeLocation(sample, frame, step, out.kernel, out.jit_area);
+    return out;
+  }
+  out.jit = true;
   if (dso.jitted_elf || !sample.time_ns || !options_.times_are_dump_clock) {
-    hit = ResolveJit(sample, frame, step, *jvm);  // no time to key a cache on, or perf inject's ELFs
+    out.hit = ResolveJit(sample, frame, step, *jvm);  // no time to key a cache on, or perf inject's ELFs
+    out.cacheable = false;
   } else {
+    out.timed = true;
     const uint64_t lookup = frame.addr >= step ? frame.addr - step : frame.addr;
     const uint64_t epoch = jvm->code->timeline().Epoch(*sample.time_ns);
     bool inserted;
     FlatIndex::Entry& entry = jit_frames_.Insert(lookup, jvm->index, &inserted);
     if (!inserted && jit_cache_[entry.value].epoch == epoch) {
-      hit = jit_cache_[entry.value];
+      out.hit = jit_cache_[entry.value];
     } else {
       if (inserted) {
         entry.value = static_cast<uint32_t>(jit_cache_.size());
         jit_cache_.emplace_back();
       }
       const uint32_t slot = entry.value;  // ResolveJit may grow the index
-      hit = ResolveJit(sample, frame, step, *jvm);
-      hit.epoch = epoch;
-      jit_cache_[slot] = hit;
+      out.hit = ResolveJit(sample, frame, step, *jvm);
+      out.hit.epoch = epoch;
+      jit_cache_[slot] = out.hit;
     }
   }
-  stats_.jit_frames += hit.counted;
-  stats_.jit_resolved += hit.resolved;
-  stats_.jit_expanded += hit.expanded;
-  stats_.jit_before_load += hit.before_load;
-  stats_.jit_time_resolved += hit.time_resolved;
-  return hit.location;
+  out.location = out.hit.location;
+  return out;
+}
+
+void ProfileReader::Count(const Resolved& resolved) {
+  ++stats_.frames;
+  if (!resolved.jit) return;
+  stats_.jit_frames += resolved.hit.counted;
+  stats_.jit_resolved += resolved.hit.resolved;
+  stats_.jit_expanded += resolved.hit.expanded;
+  stats_.jit_before_load += resolved.hit.before_load;
+  stats_.jit_time_resolved += resolved.hit.time_resolved;
 }
 
 ProfileReader::JitFrame ProfileReader::ResolveJit(const StackSample& sample, const StackFrame& frame, uint64_t step,
@@ -309,21 +320,111 @@ void ProfileReader::OnSample(const ScriptSample& sample) {
   Add(s);
 }
 
-void ProfileReader::Add(const StackSample& sample) {
+bool ProfileReader::Accept(const StackSample& sample) {
   if (!sample.event.empty() && !options_.every_event) {
     if (options_.event.empty()) options_.event = std::string(sample.event);
     if (sample.event != options_.event) {
       ++stats_.skipped_events[std::string(sample.event)];
-      return;
+      return false;
     }
   }
   if (stats_.samples == 0) time_based_ = TimeBasedEvent(sample.event);
   ++stats_.samples;
+  return true;
+}
+
+void ProfileReader::Add(const StackSample& sample) {
+  if (!Accept(sample)) return;
   int64_t marker = -1;
   Jvm* jvm = JvmFor(sample, &marker);
   const uint32_t process = ProcessFor(sample, marker, jvm);
   stack_.clear();
-  for (size_t i = 0; i < sample.frames.size(); ++i) stack_.push_back(Frame(sample, i, jvm));
+  bool after_kernel = false;
+  for (size_t i = 0; i < sample.frames.size(); ++i) {
+    const Resolved resolved = Resolve(sample, sample.frames[i], !sample.call_chain || i == 0, after_kernel, jvm);
+    Count(resolved);
+    stack_.push_back(resolved.location);
+    after_kernel = resolved.kernel;
+  }
+  Finish(sample, process);
+}
+
+namespace {
+
+// RawFrameCache::Entry::flags: what a raw frame resolved to depends on and counts for.
+enum RawFlag : uint16_t {
+  kRawKernel = 1 << 0,      // Resolved::kernel
+  kRawJitArea = 1 << 1,     // Resolved::jit_area: valid for Entry::jvm only
+  kRawTimed = 1 << 2,       // Resolved::timed: valid for Entry::epoch only
+  kRawJit = 1 << 3,         // Resolved::jit: the JIT statistics below count
+  kRawCounted = 1 << 4,     // JitFrame's
+  kRawResolved = 1 << 5,
+  kRawExpanded = 1 << 6,
+  kRawBeforeLoad = 1 << 7,
+  kRawTimeResolved = 1 << 8,
+};
+
+}  // namespace
+
+void ProfileReader::AddRaw(const StackSample& sample, std::span<const RawFrame> frames, FrameMapper& mapper) {
+  if (!Accept(sample)) return;
+  int64_t marker = -1;
+  Jvm* jvm = JvmFor(sample, &marker);
+  const uint32_t process = ProcessFor(sample, marker, jvm);
+  const uint32_t jvm_index = jvm != nullptr ? jvm->index : UINT32_MAX;
+  const bool timed = jvm != nullptr && sample.time_ns && options_.times_are_dump_clock;
+  const uint64_t generation = mapper.Generation();
+  std::optional<uint64_t> epoch;  // the JVM's, asked for once, when a frame depends on it
+  stack_.clear();
+  bool after_kernel = false;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const bool first = !sample.call_chain || i == 0;
+    const RawFrameCache::Key key{frames[i].ip, sample.pid, frames[i].cpumode,
+                                 static_cast<uint8_t>((first ? 1 : 0) | (after_kernel ? 2 : 0))};
+    RawFrameCache::Entry* e = raw_frames_.Find(key);
+    bool trusted = e != nullptr && (!(e->flags & kRawJitArea) || e->jvm == jvm_index);
+    if (trusted && (e->flags & kRawTimed)) {
+      if (!epoch && timed) epoch = jvm->code->timeline().Epoch(*sample.time_ns);
+      trusted = timed && e->epoch == *epoch;
+    }
+    if (trusted && e->generation != generation) {
+      trusted = mapper.Unchanged(frames[i], e->generation);
+      if (trusted) e->generation = generation;
+    }
+    if (trusted) {
+      ++stats_.frames;
+      if (e->flags & kRawJit) {
+        stats_.jit_frames += (e->flags & kRawCounted) != 0;
+        stats_.jit_resolved += (e->flags & kRawResolved) != 0;
+        stats_.jit_expanded += (e->flags & kRawExpanded) != 0;
+        stats_.jit_before_load += (e->flags & kRawBeforeLoad) != 0;
+        stats_.jit_time_resolved += (e->flags & kRawTimeResolved) != 0;
+      }
+      stack_.push_back(e->location);
+      after_kernel = (e->flags & kRawKernel) != 0;
+      continue;
+    }
+    const StackFrame frame = mapper.Map(frames[i]);
+    const Resolved r = Resolve(sample, frame, first, after_kernel, jvm);
+    Count(r);
+    stack_.push_back(r.location);
+    after_kernel = r.kernel;
+    if (!r.cacheable) continue;
+    RawFrameCache::Entry& entry = raw_frames_.Insert(key);
+    entry.location = r.location;
+    entry.jvm = jvm_index;
+    entry.generation = generation;
+    entry.epoch = r.hit.epoch;
+    entry.flags = static_cast<uint16_t>(
+        (r.kernel ? kRawKernel : 0) | (r.jit_area ? kRawJitArea : 0) | (r.timed ? kRawTimed : 0) |
+        (r.jit ? kRawJit : 0) | (r.hit.counted ? kRawCounted : 0) | (r.hit.resolved ? kRawResolved : 0) |
+        (r.hit.expanded ? kRawExpanded : 0) | (r.hit.before_load ? kRawBeforeLoad : 0) |
+        (r.hit.time_resolved ? kRawTimeResolved : 0));
+  }
+  Finish(sample, process);
+}
+
+void ProfileReader::Finish(const StackSample& sample, uint32_t process) {
   if (stack_.empty()) {
     // No ip at all: still a sample of this thread.
     static const StackFrame kNothing;
@@ -345,6 +446,7 @@ Profile ProfileReader::Take() {
   native_frames_.clear();
   jit_frames_.clear();
   jit_cache_.clear();
+  raw_frames_.clear();
   mappings_.clear();
   process_ids_.clear();
   return builder_.Take();

@@ -26,6 +26,7 @@
 #include "jitdump/report/perf_script.h"
 #include "jitdump/report/process_map.h"
 #include "jitdump/report/profile.h"
+#include "jitdump/report/raw_frame_cache.h"
 #include "jitdump/report/stack_sample.h"
 
 namespace jitdump::report {
@@ -65,6 +66,25 @@ struct ReadStats {
   uint64_t jvms_with_method_table = 0;
 };
 
+// A frame of a perf.data sample as the recording gives it, before it is placed in its
+// process's mappings.
+struct RawFrame {
+  uint64_t ip = 0;
+  uint16_t cpumode = 0;
+};
+
+// Places a raw sample's frames in its process's mappings (perf_data_source.cc), for the frames
+// the reader has not seen before or can no longer trust (AddressSpaces' generations).
+class FrameMapper {
+ public:
+  virtual ~FrameMapper() = default;
+  virtual StackFrame Map(const RawFrame& frame) = 0;
+  // What the sample's process's mappings are at; see AddressSpaces::FindGeneration.
+  virtual uint64_t Generation() = 0;
+  // Whether `frame` maps as it did at generation `since`; see AddressSpaces::Unchanged.
+  virtual bool Unchanged(const RawFrame& frame, uint64_t since) = 0;
+};
+
 class ProfileReader final : public ScriptSink {
  public:
   // `processes` (the recording's markers) must outlive the reader.
@@ -78,12 +98,17 @@ class ProfileReader final : public ScriptSink {
   void OnEvent(const ScriptEvent&) override {}
   // A sample whose frames' DSOs are ids of dsos().
   void Add(const StackSample& sample);
+  // A sample whose frames come raw (`sample.frames` is ignored): each is resolved from what
+  // the same raw frame resolved to before, when nothing it depended on changed, else placed
+  // by `mapper` and resolved as Add does. The same profile and statistics as Add.
+  void AddRaw(const StackSample& sample, std::span<const RawFrame> frames, FrameMapper& mapper);
   DsoTable& dsos() { return dsos_; }
   // What the recording says about its call chains and clock, when it is known only once its
   // first samples come (a stream's events arrive with its records).
   void SetShape(bool return_addresses_adjusted, bool times_are_dump_clock) {
     options_.return_addresses_adjusted = return_addresses_adjusted;
     options_.times_are_dump_clock = times_are_dump_clock;
+    raw_frames_.clear();  // resolved under the shape before
   }
   // Names the frames that come without a symbol (perf.data's); not owned, may be null.
   void set_native_symbols(NativeSymbols* symbols) { native_symbols_ = symbols; }
@@ -125,7 +150,23 @@ class ProfileReader final : public ScriptSink {
   // The dump already read from the file now at `path`, if any.
   std::shared_ptr<JvmCode> CachedDump(const std::string& path) const;
   uint32_t ProcessFor(const StackSample& sample, int64_t marker, const Jvm* jvm);
-  uint32_t Frame(const StackSample& sample, size_t index, Jvm* jvm);
+  // What a frame resolved to, and what it depends on.
+  struct Resolved {
+    uint32_t location = 0;
+    bool kernel = false;     // kernel code: the next frame is where the CPU was
+    bool jit_area = false;   // valid only for the same JVM (none included)
+    bool timed = false;      // valid only for the same epoch of the JVM's code map
+    bool cacheable = true;   // false: resolved without a cache (no time, perf inject's ELFs)
+    bool jit = false;        // resolved against a JVM's dump: `hit` counts
+    JitFrame hit;
+  };
+  // The sample's prologue shared by Add and AddRaw: false when the sample does not count.
+  bool Accept(const StackSample& sample);
+  // `frame` of `sample`: the first of its stack (or its only ip) or not, after a kernel frame
+  // or not (which say whether it is where the CPU was or a return address).
+  Resolved Resolve(const StackSample& sample, const StackFrame& frame, bool first, bool after_kernel, Jvm* jvm);
+  void Count(const Resolved& resolved);
+  void Finish(const StackSample& sample, uint32_t process);
   uint32_t JitLocation(Jvm& jvm, size_t record, uint64_t addr);
   uint32_t InterpretedLocation(Jvm& jvm, const StackFrame& frame);
   JitFrame ResolveJit(const StackSample& sample, const StackFrame& frame, uint64_t step, Jvm& jvm);
@@ -149,6 +190,7 @@ class ProfileReader final : public ScriptSink {
   std::map<std::pair<const TableMethod*, uint32_t>, uint32_t> interpreted_locations_;
   FlatIndex native_frames_;            // (file address, dso) -> location
   FlatIndex jit_frames_;               // (address, jvm) -> index into jit_cache_
+  RawFrameCache raw_frames_;           // AddRaw's frames
   std::vector<JitFrame> jit_cache_;
   std::unordered_map<uint32_t, uint32_t> mappings_;  // dso id -> profile mapping
   DsoTable dsos_;

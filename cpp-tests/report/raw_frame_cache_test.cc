@@ -1,0 +1,59 @@
+// RawFrameCache: the reader's per-raw-frame cache keeps one entry per distinct key (every part
+// of the key tells entries apart) and keeps them all as it grows.
+#include "jitdump/report/raw_frame_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+namespace jitdump::report {
+namespace {
+
+TEST(RawFrameCacheTest, EveryPartOfTheKeyTellsEntriesApart) {
+  RawFrameCache cache;
+  EXPECT_EQ(cache.Find({0x1000, 7, 2, 0}), nullptr);
+  const RawFrameCache::Key keys[] = {{0x1000, 7, 2, 0}, {0x1001, 7, 2, 0}, {0x1000, 8, 2, 0},
+                                     {0x1000, 7, 1, 0}, {0x1000, 7, 2, 1}, {0x1000, 7, 2, 2}};
+  uint32_t location = 1;
+  for (const RawFrameCache::Key& key : keys) {
+    RawFrameCache::Entry& e = cache.Insert(key);
+    EXPECT_EQ(e.location, 0u);  // new: empty
+    e.location = location++;
+  }
+  EXPECT_EQ(cache.size(), 6u);
+  location = 1;
+  for (const RawFrameCache::Key& key : keys) {
+    const RawFrameCache::Entry* e = cache.Find(key);
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->location, location++);
+  }
+  // Inserting a key again finds its entry.
+  EXPECT_EQ(cache.Insert(keys[3]).location, 4u);
+  EXPECT_EQ(cache.size(), 6u);
+}
+
+TEST(RawFrameCacheTest, KeepsEveryEntryAsItGrows) {
+  RawFrameCache cache;
+  constexpr uint32_t kCount = 100000;
+  for (uint32_t i = 0; i < kCount; ++i) {
+    RawFrameCache::Entry& e = cache.Insert({0x7f0000000000ull + 16ull * i, i % 3, 2, static_cast<uint8_t>(i % 4)});
+    e.location = i;
+    e.generation = i + 1;
+    e.flags = static_cast<uint16_t>(i & 0x1ff);
+  }
+  EXPECT_EQ(cache.size(), kCount);
+  for (uint32_t i = 0; i < kCount; ++i) {
+    const RawFrameCache::Entry* e = cache.Find({0x7f0000000000ull + 16ull * i, i % 3, 2, static_cast<uint8_t>(i % 4)});
+    ASSERT_NE(e, nullptr) << i;
+    EXPECT_EQ(e->location, i);
+    EXPECT_EQ(e->generation, i + 1u);
+    EXPECT_EQ(e->flags, i & 0x1ff);
+  }
+  EXPECT_EQ(cache.Find({0x7f0000000000ull + 8, 0, 2, 0}), nullptr);
+  cache.clear();
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_EQ(cache.Find({0x7f0000000000ull, 0, 2, 0}), nullptr);
+}
+
+}  // namespace
+}  // namespace jitdump::report

@@ -1,0 +1,96 @@
+// What each raw frame of a perf.data sample resolved to, keyed by what the sample says before
+// anything is looked up: the process, the address, the cpumode and where in the stack it is
+// (first, or after a kernel frame: what decides whether it is a return address). A frame seen before then costs one probe
+// of one flat array instead of a mapping search, a DSO's rules and the location indexes. Every
+// entry says what its answer depends on (the address spaces' generation, the JVM and its code
+// map's epoch), which the reader checks before it trusts it.
+//
+// Open addressing, linear probing, power-of-two capacity grown at half full; memory follows
+// the distinct raw frames of the recording.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace jitdump::report {
+
+class RawFrameCache {
+ public:
+  struct Key {
+    uint64_t ip = 0;
+    uint32_t pid = 0;
+    uint16_t cpumode = 0;
+    uint8_t position = 0;  // the reader's: first frame, after a kernel frame
+    bool operator==(const Key&) const = default;
+  };
+  struct Entry {
+    Key key;
+    bool used = false;
+    uint16_t flags = 0;       // the reader's
+    uint32_t location = 0;
+    uint32_t jvm = 0;         // the reader's JVM index it was resolved for, when that matters
+    uint64_t generation = 0;  // AddressSpaces::FindGeneration when it was resolved or checked
+    uint64_t epoch = 0;       // LoadTimeline::Epoch when it was resolved, when that matters
+  };
+
+  // The entry for `key`, or null.
+  Entry* Find(const Key& key) {
+    if (size_ == 0) return nullptr;
+    for (size_t i = Slot(key);; i = (i + 1) & mask_) {
+      Entry& e = entries_[i];
+      if (!e.used) return nullptr;
+      if (e.key == key) return &e;
+    }
+  }
+
+  // The entry for `key`, made empty (used, every other field 0) when new.
+  Entry& Insert(const Key& key) {
+    if (2 * (size_ + 1) > entries_.size()) Grow();
+    for (size_t i = Slot(key);; i = (i + 1) & mask_) {
+      Entry& e = entries_[i];
+      if (!e.used) {
+        e = Entry{};
+        e.key = key;
+        e.used = true;
+        ++size_;
+        return e;
+      }
+      if (e.key == key) return e;
+    }
+  }
+
+  size_t size() const { return size_; }
+  void clear() {
+    entries_ = std::vector<Entry>();
+    size_ = 0;
+    mask_ = 0;
+  }
+
+ private:
+  size_t Slot(const Key& key) const {
+    uint64_t h = key.ip ^ (uint64_t{key.pid} << 32 | uint64_t{key.cpumode} << 8 | key.position);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return static_cast<size_t>(h) & mask_;
+  }
+
+  void Grow() {
+    std::vector<Entry> old;
+    old.swap(entries_);
+    entries_.resize(old.empty() ? 4096 : 2 * old.size());
+    mask_ = entries_.size() - 1;
+    size_ = 0;
+    for (const Entry& e : old) {
+      if (e.used) Insert(e.key) = e;
+    }
+  }
+
+  std::vector<Entry> entries_;
+  size_t mask_ = 0;
+  size_t size_ = 0;
+};
+
+}  // namespace jitdump::report
