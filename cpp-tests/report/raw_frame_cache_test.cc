@@ -39,7 +39,7 @@ TEST(RawFrameCacheTest, KeepsEveryEntryAsItGrows) {
     RawFrameCache::Entry& e = cache.Insert({0x7f0000000000ull + 16ull * i, i % 3, 2, static_cast<uint8_t>(i % 4)});
     e.location = i;
     e.generation = i + 1;
-    e.flags = static_cast<uint16_t>(i & 0x1ff);
+    e.flags = static_cast<uint8_t>(i & 0xff);
   }
   EXPECT_EQ(cache.size(), kCount);
   for (uint32_t i = 0; i < kCount; ++i) {
@@ -47,7 +47,7 @@ TEST(RawFrameCacheTest, KeepsEveryEntryAsItGrows) {
     ASSERT_NE(e, nullptr) << i;
     EXPECT_EQ(e->location, i);
     EXPECT_EQ(e->generation, i + 1u);
-    EXPECT_EQ(e->flags, i & 0x1ff);
+    EXPECT_EQ(e->flags, i & 0xff);
   }
   EXPECT_EQ(cache.Find({0x7f0000000000ull + 8, 0, 2, 0}), nullptr);
   cache.clear();

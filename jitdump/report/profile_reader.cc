@@ -352,16 +352,15 @@ void ProfileReader::Add(const StackSample& sample) {
 namespace {
 
 // RawFrameCache::Entry::flags: what a raw frame resolved to depends on and counts for.
-enum RawFlag : uint16_t {
-  kRawKernel = 1 << 0,      // Resolved::kernel
-  kRawJitArea = 1 << 1,     // Resolved::jit_area: valid for Entry::jvm only
-  kRawTimed = 1 << 2,       // Resolved::timed: valid for Entry::epoch only
-  kRawJit = 1 << 3,         // Resolved::jit: the JIT statistics below count
-  kRawCounted = 1 << 4,     // JitFrame's
-  kRawResolved = 1 << 5,
-  kRawExpanded = 1 << 6,
-  kRawBeforeLoad = 1 << 7,
-  kRawTimeResolved = 1 << 8,
+enum RawFlag : uint8_t {
+  kRawKernel = 1 << 0,   // Resolved::kernel
+  kRawJitArea = 1 << 1,  // Resolved::jit_area: valid for Entry::jvm only (Resolved::jit when a JVM)
+  kRawTimed = 1 << 2,    // Resolved::timed: valid for Entry::epoch only
+  kRawCounted = 1 << 3,  // JitFrame's
+  kRawResolved = 1 << 4,
+  kRawExpanded = 1 << 5,
+  kRawBeforeLoad = 1 << 6,
+  kRawTimeResolved = 1 << 7,
 };
 
 }  // namespace
@@ -379,7 +378,7 @@ void ProfileReader::AddRaw(const StackSample& sample, std::span<const RawFrame> 
   bool after_kernel = false;
   for (size_t i = 0; i < frames.size(); ++i) {
     const bool first = !sample.call_chain || i == 0;
-    const RawFrameCache::Key key{frames[i].ip, sample.pid, frames[i].cpumode,
+    const RawFrameCache::Key key{frames[i].ip, sample.pid, static_cast<uint8_t>(frames[i].cpumode),
                                  static_cast<uint8_t>((first ? 1 : 0) | (after_kernel ? 2 : 0))};
     RawFrameCache::Entry* e = raw_frames_.Find(key);
     bool trusted = e != nullptr && (!(e->flags & kRawJitArea) || e->jvm == jvm_index);
@@ -389,11 +388,11 @@ void ProfileReader::AddRaw(const StackSample& sample, std::span<const RawFrame> 
     }
     if (trusted && e->generation != generation) {
       trusted = mapper.Unchanged(frames[i], e->generation);
-      if (trusted) e->generation = generation;
+      if (trusted && generation <= UINT32_MAX) e->generation = static_cast<uint32_t>(generation);
     }
     if (trusted) {
       ++stats_.frames;
-      if (e->flags & kRawJit) {
+      if ((e->flags & kRawJitArea) && e->jvm != UINT32_MAX) {
         stats_.jit_frames += (e->flags & kRawCounted) != 0;
         stats_.jit_resolved += (e->flags & kRawResolved) != 0;
         stats_.jit_expanded += (e->flags & kRawExpanded) != 0;
@@ -409,15 +408,16 @@ void ProfileReader::AddRaw(const StackSample& sample, std::span<const RawFrame> 
     Count(r);
     stack_.push_back(r.location);
     after_kernel = r.kernel;
-    if (!r.cacheable) continue;
+    // An entry keeps generations and epochs in 32 bits: past that, frames are not cached.
+    if (!r.cacheable || generation > UINT32_MAX || r.hit.epoch > UINT32_MAX) continue;
     RawFrameCache::Entry& entry = raw_frames_.Insert(key);
     entry.location = r.location;
     entry.jvm = jvm_index;
-    entry.generation = generation;
-    entry.epoch = r.hit.epoch;
-    entry.flags = static_cast<uint16_t>(
+    entry.generation = static_cast<uint32_t>(generation);
+    entry.epoch = static_cast<uint32_t>(r.hit.epoch);
+    entry.flags = static_cast<uint8_t>(
         (r.kernel ? kRawKernel : 0) | (r.jit_area ? kRawJitArea : 0) | (r.timed ? kRawTimed : 0) |
-        (r.jit ? kRawJit : 0) | (r.hit.counted ? kRawCounted : 0) | (r.hit.resolved ? kRawResolved : 0) |
+        (r.hit.counted ? kRawCounted : 0) | (r.hit.resolved ? kRawResolved : 0) |
         (r.hit.expanded ? kRawExpanded : 0) | (r.hit.before_load ? kRawBeforeLoad : 0) |
         (r.hit.time_resolved ? kRawTimeResolved : 0));
   }

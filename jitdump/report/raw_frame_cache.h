@@ -1,14 +1,16 @@
 // What each raw frame of a perf.data sample resolved to, keyed by what the sample says before
 // anything is looked up: the process, the address, the cpumode and where in the stack it is
-// (first, or after a kernel frame: what decides whether it is a return address). A frame seen before then costs one probe
-// of one flat array instead of a mapping search, a DSO's rules and the location indexes. Every
-// entry says what its answer depends on (the address spaces' generation, the JVM and its code
-// map's epoch), which the reader checks before it trusts it.
+// (first, or after a kernel frame: what decides whether it is a return address). A frame seen
+// before then costs one probe of one flat array instead of a mapping search, a DSO's rules and
+// the location indexes. Every entry says what its answer depends on (the address spaces'
+// generation, the JVM and its code map's epoch), which the reader checks before it trusts it.
 //
-// Open addressing, linear probing, power-of-two capacity grown at half full; memory follows
-// the distinct raw frames of the recording.
+// Open addressing, linear probing, power-of-two capacity grown at half full, 32-byte entries
+// (two to a cache line: the probe is the cost of a hit); memory follows the distinct raw frames
+// of the recording.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -19,18 +21,23 @@ class RawFrameCache {
   struct Key {
     uint64_t ip = 0;
     uint32_t pid = 0;
-    uint16_t cpumode = 0;
+    uint8_t cpumode = 0;
     uint8_t position = 0;  // the reader's: first frame, after a kernel frame
-    bool operator==(const Key&) const = default;
   };
   struct Entry {
-    Key key;
+    uint64_t ip = 0;
+    uint32_t pid = 0;
+    uint8_t cpumode = 0;
+    uint8_t position = 0;
     bool used = false;
-    uint16_t flags = 0;       // the reader's
+    uint8_t flags = 0;        // the reader's
     uint32_t location = 0;
     uint32_t jvm = 0;         // the reader's JVM index it was resolved for, when that matters
-    uint64_t generation = 0;  // AddressSpaces::FindGeneration when it was resolved or checked
-    uint64_t epoch = 0;       // LoadTimeline::Epoch when it was resolved, when that matters
+    uint32_t generation = 0;  // AddressSpaces::FindGeneration when it was resolved or checked
+    uint32_t epoch = 0;       // LoadTimeline::Epoch when it was resolved, when that matters
+    bool Is(const Key& key) const {
+      return ip == key.ip && pid == key.pid && cpumode == key.cpumode && position == key.position;
+    }
   };
 
   // The entry for `key`, or null.
@@ -39,7 +46,7 @@ class RawFrameCache {
     for (size_t i = Slot(key);; i = (i + 1) & mask_) {
       Entry& e = entries_[i];
       if (!e.used) return nullptr;
-      if (e.key == key) return &e;
+      if (e.Is(key)) return &e;
     }
   }
 
@@ -50,12 +57,15 @@ class RawFrameCache {
       Entry& e = entries_[i];
       if (!e.used) {
         e = Entry{};
-        e.key = key;
+        e.ip = key.ip;
+        e.pid = key.pid;
+        e.cpumode = key.cpumode;
+        e.position = key.position;
         e.used = true;
         ++size_;
         return e;
       }
-      if (e.key == key) return e;
+      if (e.Is(key)) return e;
     }
   }
 
@@ -84,7 +94,7 @@ class RawFrameCache {
     mask_ = entries_.size() - 1;
     size_ = 0;
     for (const Entry& e : old) {
-      if (e.used) Insert(e.key) = e;
+      if (e.used) Insert(Key{e.ip, e.pid, e.cpumode, e.position}) = e;
     }
   }
 
@@ -92,5 +102,7 @@ class RawFrameCache {
   size_t mask_ = 0;
   size_t size_ = 0;
 };
+
+static_assert(sizeof(RawFrameCache::Entry) == 32);
 
 }  // namespace jitdump::report
