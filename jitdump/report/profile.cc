@@ -1,5 +1,6 @@
 #include "jitdump/report/profile.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace jitdump::report {
@@ -29,9 +30,8 @@ uint64_t Finish(uint64_t h) {
   return h ^ (h >> 32);
 }
 
-uint64_t StackHash(const std::vector<uint32_t>& locations, uint32_t process, std::string_view thread) {
-  uint64_t h = Mix(0x6a09e667f3bcc908ull, process);
-  h = Mix(h, std::hash<std::string_view>()(thread));
+uint64_t StackHash(const std::vector<uint32_t>& locations, uint32_t process, uint32_t thread) {
+  uint64_t h = Mix(0x6a09e667f3bcc908ull, uint64_t{process} << 32 | thread);
   for (uint32_t l : locations) h = Mix(h, l);
   return Finish(h);
 }
@@ -125,22 +125,43 @@ uint32_t ProfileBuilder::AddProcess(uint32_t pid, std::string_view command, std:
   return static_cast<uint32_t>(profile_.processes.size() - 1);
 }
 
+uint32_t ProfileBuilder::ThreadId(std::string_view thread) {
+  const auto it = thread_ids_.find(thread);
+  if (it != thread_ids_.end()) return it->second;
+  const uint32_t id = static_cast<uint32_t>(thread_names_.size());
+  thread_names_.emplace_back(thread);
+  thread_ids_.emplace(std::string(thread), id);
+  return id;
+}
+
 void ProfileBuilder::AddSample(const std::vector<uint32_t>& locations, uint32_t process, std::string_view thread,
                                uint64_t count, uint64_t nanos) {
+  const uint32_t thread_id = ThreadId(thread);
   bool inserted;
-  const uint32_t id = Intern(sample_slots_, profile_.samples.size(), StackHash(locations, process, thread), &inserted,
+  const uint32_t id = Intern(stack_slots_, stacks_.size(), StackHash(locations, process, thread_id), &inserted,
                              [&](uint32_t i) {
-                               const Sample& s = profile_.samples[i];
-                               return s.process == process && s.thread == thread && s.locations == locations;
+                               const Stack& s = stacks_[i];
+                               return s.process == process && s.thread == thread_id && s.size == locations.size() &&
+                                      std::equal(locations.begin(), locations.end(), stack_locations_.begin() + s.first);
                              });
-  if (inserted) profile_.samples.push_back(Sample{locations, process, std::string(thread), 0, 0});
-  Sample& sample = profile_.samples[id];
-  sample.count += count;
-  sample.nanos += nanos;
+  if (inserted) {
+    stacks_.push_back(Stack{static_cast<uint32_t>(stack_locations_.size()), static_cast<uint32_t>(locations.size()),
+                            process, thread_id, 0, 0});
+    stack_locations_.insert(stack_locations_.end(), locations.begin(), locations.end());
+  }
+  Stack& stack = stacks_[id];
+  stack.count += count;
+  stack.nanos += nanos;
 }
 
 Profile ProfileBuilder::Take() {
   Profile out = std::move(profile_);
+  out.samples.reserve(out.samples.size() + stacks_.size());
+  for (const Stack& s : stacks_) {
+    const auto first = stack_locations_.begin() + s.first;
+    out.samples.push_back(Sample{std::vector<uint32_t>(first, first + s.size), s.process, thread_names_[s.thread],
+                                 s.count, s.nanos});
+  }
   *this = ProfileBuilder();
   return out;
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -106,6 +107,7 @@ class ProfileBuilder {
   void AddSample(const std::vector<uint32_t>& locations, uint32_t process, std::string_view thread,
                  uint64_t count, uint64_t nanos);
 
+  // The profile being built, but for its samples: Take() makes them.
   Profile& profile() { return profile_; }
   // The finished profile; the builder is left empty.
   Profile Take();
@@ -121,11 +123,33 @@ class ProfileBuilder {
   template <typename Equal>
   static uint32_t Intern(std::vector<Slot>& slots, size_t count, uint64_t hash, bool* inserted, Equal equal);
 
+  // A distinct (process, thread, stack) while the profile is built: its locations in one
+  // array with every other's, its thread an index into thread_names_. Profile::samples, a
+  // vector and a string each, are made once in Take(): a sample that repeats one costs a hash
+  // and a comparison of flat arrays, no pointer to follow and no allocation.
+  struct Stack {
+    uint32_t first = 0;  // index of its leaf in stack_locations_
+    uint32_t size = 0;
+    uint32_t process = 0;
+    uint32_t thread = 0;
+    uint64_t count = 0;
+    uint64_t nanos = 0;
+  };
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  uint32_t ThreadId(std::string_view thread);
+
   Profile profile_;
   std::vector<Slot> function_slots_;
   std::unordered_map<std::string, uint32_t> mapping_ids_;
   std::vector<Slot> location_slots_;
-  std::vector<Slot> sample_slots_;  // by (process, thread, stack)
+  std::vector<Slot> stack_slots_;  // by (process, thread, locations)
+  std::vector<Stack> stacks_;
+  std::vector<uint32_t> stack_locations_;
+  std::vector<std::string> thread_names_;
+  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> thread_ids_;
 };
 
 }  // namespace jitdump::report
