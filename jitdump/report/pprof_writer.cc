@@ -272,24 +272,18 @@ void WriteComments(const Profile& profile, StringTable& strings, std::vector<std
   if (scratch.packed.size() != 0) out.MessageField(field::kProfileComment, scratch.packed);
 }
 
-// An upper bound of the encoded profile's size, so the buffer it is encoded into (compressed
-// whole at the end) is allocated once instead of growing by copies: each field's tag, length and
-// varints at their widest, every string as if no two were the same.
-size_t EncodedSizeBound(const Profile& profile) {
+// About the encoded profile's size, so that the buffer it is encoded into (compressed whole at the
+// end) is allocated once, not grown by copies, and no larger than it needs to be: a freed block of
+// the reading then holds it, where a generous bound would take fresh memory from the top of the
+// heap (each fresh page costs its zeroing). Fields at their usual widths; the buffer still grows
+// if the profile takes more.
+size_t EncodedSizeEstimate(const Profile& profile) {
   const size_t location_id = ProtoEncoder::VarintSize(profile.locations.size());
-  size_t size = 256;  // the header
-  for (const Sample& sample : profile.samples) {
-    // Tags, lengths, values, labels' varints, and the thread's name as if it were a string of its own.
-    size += 64 + sample.locations.size() * location_id + sample.thread.size();
-  }
-  for (const Location& location : profile.locations) size += 48 + 16 * location.lines.size();
-  for (const Mapping& mapping : profile.mappings) size += 64 + mapping.file.size();
-  for (const Function& function : profile.functions) {
-    size += 48 + function.name.size() + function.file.size() + sizeof " [interpreted]";
-  }
-  for (const Process& process : profile.processes) {
-    size += 64 + process.command.size() + process.dump.size() + process.executable.size();
-  }
+  size_t size = 4096;  // the header, the comments, the thread names in the string table
+  for (const Sample& sample : profile.samples) size += 24 + sample.locations.size() * location_id;
+  for (const Location& location : profile.locations) size += 16 + 8 * location.lines.size();
+  for (const Mapping& mapping : profile.mappings) size += 32 + mapping.file.size();
+  for (const Function& function : profile.functions) size += 16 + function.name.size() + function.file.size();
   return size;
 }
 
@@ -305,7 +299,7 @@ void WriteStrings(const StringTable& strings, ProtoEncoder& out) {
 Status WritePprof(const Profile& profile, std::ostream& out) {
   if (Status checked = CheckProfile(profile); !checked.ok()) return checked;
   ProtoEncoder output;
-  output.Reserve(EncodedSizeBound(profile));
+  output.Reserve(EncodedSizeEstimate(profile));
   Scratch scratch;
   StringTable strings;
   std::vector<std::string> comments;  // owns the comment texts the string table points at
