@@ -169,6 +169,23 @@ std::string ScopePrefix(Dwarf_Die* definition) {
   return qualified;
 }
 
+// Whether `die` belongs to a C unit: C has no namespaces and no member functions, so a C
+// function's name has no scope prefix, and the walk of its unit from the start that would find
+// none (dwarf_getscopes_die, most of what naming libc's inlined functions cost) is not needed.
+bool InCUnit(Dwarf_Die* die) {
+  Dwarf_Die cu;
+  if (dwarf_diecu(die, &cu, nullptr, nullptr) == nullptr) return false;
+  switch (dwarf_srclang(&cu)) {
+    case DW_LANG_C89:
+    case DW_LANG_C:
+    case DW_LANG_C99:
+    case DW_LANG_C11:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // The file and line an inlined subroutine was called from (in its caller).
 void CallSite(Dwarf_Die* cu, Dwarf_Die* inlined, std::string* file, uint32_t* line) {
   file->clear();
@@ -355,7 +372,7 @@ const std::string& DwarfLines::NameOf(Dwarf_Die* die) {
   if (name == nullptr) return it->second;
   Dwarf_Die definition = Definition(die);
   const auto [prefix, new_prefix] = prefixes_.try_emplace(dwarf_dieoffset(&definition));
-  if (new_prefix) prefix->second = ScopePrefix(&definition);
+  if (new_prefix && !(scope_index_ && InCUnit(&definition))) prefix->second = ScopePrefix(&definition);
   return it->second = prefix->second + name;
 }
 
