@@ -9,6 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "jitdump/report/sequence_sort.h"
+
 namespace jitdump::report {
 namespace {
 
@@ -85,19 +87,31 @@ class Folder {
     }
   }
 
-  // The distinct stacks in the byte order of their texts.
-  std::vector<uint32_t> Sorted() const {
+  // Calls emit(text, count) for each distinct stack, in the byte order of the texts. A text is
+  // built from the one before it: sorted stacks share long prefixes, which are kept as they are
+  // and not appended again token by token.
+  template <typename Emit>
+  void ForEachText(Emit emit) const {
     std::vector<uint32_t> order(stacks_.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    SortFrom(order.data(), order.data() + order.size(), 0);
-    return order;
-  }
-
-  uint64_t Count(uint32_t stack) const { return stacks_[stack].count; }
-
-  // Appends the stack's text.
-  void AppendText(uint32_t stack, std::string& out) const {
-    for (uint32_t t : Tokens(stack)) out.append(text_of_[t]);
+    SortSequences(order.data(), order.data() + order.size(), 0,
+                  [this](uint32_t stack, size_t depth) { return TokenAt(stack, depth); });
+    std::string text;
+    std::vector<size_t> ends;  // ends[k]: where the text of the stack's token k ends in `text`
+    std::span<const uint32_t> previous;
+    for (const uint32_t stack : order) {
+      const std::span<const uint32_t> tokens = Tokens(stack);
+      size_t shared = 0;  // equal tokens spell equal text
+      while (shared < tokens.size() && shared < previous.size() && tokens[shared] == previous[shared]) ++shared;
+      text.resize(shared == 0 ? 0 : ends[shared - 1]);
+      ends.resize(shared);
+      for (size_t k = shared; k < tokens.size(); ++k) {
+        text.append(text_of_[tokens[k]]);
+        ends.push_back(text.size());
+      }
+      previous = tokens;
+      emit(std::string_view(text), stacks_[stack].count);
+    }
   }
 
  private:
@@ -117,42 +131,6 @@ class Folder {
   int64_t TokenAt(uint32_t stack, size_t depth) const {
     const Stack& s = stacks_[stack];
     return depth < s.end - s.begin ? int64_t{segments_[s.begin + depth]} : -1;
-  }
-
-  // Sorts stacks [first, last), which share their first `depth` tokens, by the tokens after them:
-  // a three-way radix quicksort (Bentley and Sedgewick's multikey quicksort). Stacks share long
-  // prefixes (the thread's entry frames), which a comparison sort would compare again at every
-  // comparison; here each token of a shared prefix is looked at about once per partition level.
-  void SortFrom(uint32_t* first, uint32_t* last, size_t depth) const {
-    while (last - first > 1) {
-      if (last - first < 12) {
-        std::sort(first, last, [&](uint32_t a, uint32_t b) {
-          const std::span<const uint32_t> x = Tokens(a).subspan(depth), y = Tokens(b).subspan(depth);
-          return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
-        });
-        return;
-      }
-      const int64_t pivot = TokenAt(first[(last - first) / 2], depth);
-      uint32_t* lt = first;  // [first, lt) < pivot, [lt, i) == pivot, [gt, last) > pivot
-      uint32_t* gt = last;
-      for (uint32_t* i = first; i < gt;) {
-        const int64_t t = TokenAt(*i, depth);
-        if (t < pivot) {
-          std::swap(*lt++, *i++);
-        } else if (t > pivot) {
-          std::swap(*i, *--gt);
-        } else {
-          ++i;
-        }
-      }
-      SortFrom(first, lt, depth);
-      SortFrom(gt, last, depth);
-      if (pivot < 0) return;  // the stacks equal to the pivot all end here: they are one text
-      // The equal range goes on at the next token, without recursion (stacks are deep).
-      first = lt;
-      last = gt;
-      ++depth;
-    }
   }
 
   // Tokens: every segment text t is ranked twice in one order, as t + ";" (a segment that more
@@ -248,34 +226,29 @@ class Folder {
 }  // namespace
 
 std::map<std::string, uint64_t> FoldStacks(const Profile& profile, const FoldedOptions& options) {
-  const Folder folder(profile, options);
   std::map<std::string, uint64_t> stacks;
-  std::string text;
-  for (uint32_t s : folder.Sorted()) {
-    text.clear();
-    folder.AppendText(s, text);
-    stacks.emplace_hint(stacks.end(), text, folder.Count(s));
-  }
+  Folder(profile, options).ForEachText([&](std::string_view text, uint64_t count) {
+    stacks.emplace_hint(stacks.end(), text, count);
+  });
   return stacks;
 }
 
 void WriteFolded(const Profile& profile, const FoldedOptions& options, std::ostream& out) {
-  const Folder folder(profile, options);
   constexpr size_t kFlushBytes = 1 << 20;
   std::string buffer;
   buffer.reserve(kFlushBytes + 4096);
-  char digits[24];
-  for (uint32_t s : folder.Sorted()) {
-    folder.AppendText(s, buffer);
+  Folder(profile, options).ForEachText([&](std::string_view text, uint64_t count) {
+    char digits[24];
     digits[0] = ' ';
-    char* end = std::to_chars(digits + 1, digits + sizeof digits - 1, folder.Count(s)).ptr;
+    char* end = std::to_chars(digits + 1, digits + sizeof digits - 1, count).ptr;
     *end++ = '\n';
+    buffer.append(text);
     buffer.append(digits, static_cast<size_t>(end - digits));
     if (buffer.size() >= kFlushBytes) {
       out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
       buffer.clear();
     }
-  }
+  });
   out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
 }
 

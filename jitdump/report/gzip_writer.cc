@@ -1,45 +1,25 @@
 #include "jitdump/report/gzip_writer.h"
 
+#include <libdeflate.h>
+
+#include <memory>
+#include <new>
+
 namespace jitdump::report {
 
-GzipWriter::GzipWriter(std::ostream& out, int level) : out_(out) {
-  // windowBits 15 + 16: a gzip header and trailer around the deflate stream; memLevel 8 is zlib's
-  // default (what protobuf's GzipOutputStream, which wrote these files before, asks for too).
-  ok_ = deflateInit2(&zs_, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK;
-}
-
-GzipWriter::~GzipWriter() { deflateEnd(&zs_); }
-
-bool GzipWriter::Deflate(int flush) {
-  for (;;) {
-    zs_.next_out = reinterpret_cast<Bytef*>(buffer_);
-    zs_.avail_out = sizeof buffer_;
-    const int rc = deflate(&zs_, flush);
-    if (rc == Z_STREAM_ERROR) return ok_ = false;
-    const size_t produced = sizeof buffer_ - zs_.avail_out;
-    if (produced != 0 && !out_.write(buffer_, static_cast<std::streamsize>(produced))) return ok_ = false;
-    if (flush == Z_FINISH ? rc == Z_STREAM_END : zs_.avail_out != 0) return true;
-  }
-}
-
-bool GzipWriter::Write(std::string_view bytes) {
-  if (!ok_) return false;
-  while (!bytes.empty()) {
-    // avail_in is 32 bits wide: hand over at most 1 GiB at a time.
-    const size_t piece = bytes.size() < (1u << 30) ? bytes.size() : (1u << 30);
-    zs_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
-    zs_.avail_in = static_cast<uInt>(piece);
-    if (!Deflate(Z_NO_FLUSH)) return false;
-    bytes.remove_prefix(piece);
-  }
-  return true;
-}
-
-bool GzipWriter::Finish() {
-  if (!ok_) return false;
-  zs_.next_in = nullptr;
-  zs_.avail_in = 0;
-  return Deflate(Z_FINISH);
+bool WriteGzip(std::string_view bytes, int level, std::ostream& out) {
+  struct FreeCompressor {
+    void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
+  };
+  const std::unique_ptr<libdeflate_compressor, FreeCompressor> compressor(libdeflate_alloc_compressor(level));
+  if (!compressor) return false;
+  // Room for the worst case (incompressible input): only the pages the output reaches are touched.
+  const size_t bound = libdeflate_gzip_compress_bound(compressor.get(), bytes.size());
+  const std::unique_ptr<char[]> buffer(new (std::nothrow) char[bound]);
+  if (!buffer) return false;
+  const size_t size = libdeflate_gzip_compress(compressor.get(), bytes.data(), bytes.size(), buffer.get(), bound);
+  if (size == 0) return false;
+  return static_cast<bool>(out.write(buffer.get(), static_cast<std::streamsize>(size)));
 }
 
 }  // namespace jitdump::report

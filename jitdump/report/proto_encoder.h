@@ -37,6 +37,10 @@ class ProtoEncoder {
   std::string_view bytes() const { return std::string_view(data_.get(), size_); }
   size_t size() const { return size_; }
   void clear() { size_ = 0; }
+  // Makes room for `n` bytes in all, so that writing up to them allocates nothing more.
+  void Reserve(size_t n) {
+    if (n > size_) Room(n - size_);
+  }
 
   void Varint(uint64_t value) {
     char* p = PutVarint(Room(10), value);

@@ -435,11 +435,13 @@ int RunReport(ReportRequest req) {
     }
   }
 
-  // The reader holds every load (the dumps, symbol tables, DWARF, its caches): it is gone before
-  // the outputs are written, so they reuse that memory instead of faulting in fresh pages (each
-  // fresh page is zeroed by the kernel: a sizeable share of a report's CPU).
+  // The reader holds every load (the dumps, symbol tables, DWARF, its caches) and the perf.data
+  // source its own buffers: both are gone before the outputs are written, so they reuse that
+  // memory instead of faulting in fresh pages (each fresh page is zeroed by the kernel: a sizeable
+  // share of a report's CPU).
   report::ReadStats stats;
   Profile profile;
+  nlohmann::json recording;  // what the perf.data source saw, for summary.json
   {
     report::ReadOptions options;
     options.dump_dirs = req.dump_dirs;
@@ -464,6 +466,8 @@ int RunReport(ReportRequest req) {
     }
     stats = reader.stats();
     profile = reader.Take();
+    if (perf_data && req.script.empty()) recording = RecordingJson(*perf_data);
+    perf_data.reset();
   }
   for (const std::string& warning : stats.warnings) std::fprintf(stderr, "jitdump report: warning: %s\n", warning.c_str());
   for (const auto& [event, n] : stats.skipped_events) {
@@ -486,7 +490,7 @@ int RunReport(ReportRequest req) {
     }, dir_of(req.srcline));
   }
   nlohmann::json summary = report::Summary(profile, stats, AgentStats(profile, req.stats_pattern));
-  if (perf_data && req.script.empty()) summary["recording"] = RecordingJson(*perf_data);
+  if (!recording.is_null()) summary["recording"] = std::move(recording);
   if (!req.summary.empty()) {
     ok &= WriteOutput(req.summary, "summary", [&](std::ostream& out, std::string*) {
       out << summary.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
