@@ -469,6 +469,21 @@ TEST(ReaderSamply, ChildRangeOutsideItsCallerIsAWarning) {
   EXPECT_FALSE(dump.HasErrors());
 }
 
+TEST(ReaderSamply, ChildRangeInsideAnyOfItsCallersRangesIsFine) {
+  // The caller's ranges out of order, nested and apart: the child's first two ranges each lie
+  // inside one of them; its third spans two of them, inside neither: the one warning.
+  const JitDump dump = Parse(SamplyWith({{0, 3, 1, 3, 0}, {1, 3, 2, 4, 0}},
+                                        {{0x40, 0x10}, {0x0, 0x30}, {0x10, 0x8}, {0x20, 0x8}, {0x44, 0x4}, {0x28, 0x20}},
+                                        {})
+                                 .bytes());
+  const size_t ranges = kCallsAt + 2 * 20;
+  size_t warnings = 0;
+  for (const Problem& p : dump.problems) warnings += p.message.find("not inside a range") != std::string::npos;
+  EXPECT_EQ(warnings, 1u) << Dump(dump.problems);
+  EXPECT_TRUE(HasProblem(dump.problems, ranges + 5 * 8, Severity::kWarning, "range [0x28, +0x20) is not inside"))
+      << Dump(dump.problems);
+}
+
 TEST(ReaderSamply, RangeCountSumMustMatch) {
   const JitDump dump = Parse(SamplyWith({{0, 2, 1, 3, 0}}, {{0, 4}, {8, 4}, {12, 4}}, {}).bytes());
   EXPECT_TRUE(HasProblem(dump.problems, kSamplyAt + testing::kSamplyRangeCount, Severity::kError,

@@ -152,6 +152,59 @@ TEST(SymbolTableTest, KallsymsPassRoundsBetweenKernelAndModules) {
   EXPECT_EQ(NameAt(t, 0xffffffffc0000000), "module_fn");
 }
 
+// Tables built as a sorted array where nothing overlaps and as perf's tree otherwise must name
+// every address as the tree alone names it: random tables of sized and unsized symbols in
+// several passes (duplicates, removals), some with PLT-like symbols added after the last pass
+// that overlap what is there.
+TEST(SymbolTableTest, SortedTablesFindWhatPerfsTreeFinds) {
+  uint64_t seed = 12345;
+  auto next = [&seed](uint64_t bound) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (seed >> 33) % bound;
+  };
+  size_t sorted_tables = 0;
+  size_t tree_tables = 0;
+  for (int round = 0; round < 200; ++round) {
+    SymbolTable::Builder auto_built;
+    SymbolTable::Builder tree_built;
+    tree_built.set_always_tree(true);
+    const int passes = 1 + static_cast<int>(next(3));
+    const bool overlapping = round % 4 == 3;
+    for (int pass = 0; pass < passes; ++pass) {
+      const uint64_t count = 1 + next(60);
+      for (uint64_t i = 0; i < count; ++i) {
+        const uint64_t start = 0x1000 + next(64) * 0x10;
+        // Sized symbols never reach the next slot (unless the table is to overlap).
+        const uint64_t size = next(3) == 0 ? 0 : 1 + next(overlapping ? 0x40 : 0x10);
+        const Binding binding = static_cast<Binding>(next(3));
+        const std::string name = std::string(next(3), '_') + "f" + std::to_string(next(1000));
+        auto_built.Add(start, size, binding, name);
+        tree_built.Add(start, size, binding, name);
+      }
+      auto_built.FinishPass();
+      tree_built.FinishPass();
+    }
+    if (overlapping) {
+      for (uint64_t i = 0; i < 5; ++i) {
+        const uint64_t start = 0x1000 + next(0x400);
+        auto_built.Add(start, 0x10, Binding::kGlobal, "plt" + std::to_string(i), true);
+        tree_built.Add(start, 0x10, Binding::kGlobal, "plt" + std::to_string(i), true);
+      }
+    }
+    const SymbolTable a = auto_built.Build();
+    const SymbolTable t = tree_built.Build();
+    ASSERT_TRUE(t.is_tree());
+    (a.is_tree() ? tree_tables : sorted_tables) += 1;
+    EXPECT_EQ(a.size(), t.size());
+    for (uint64_t address = 0xf00; address < 0x4000; ++address) {
+      ASSERT_EQ(NameAt(a, address), NameAt(t, address)) << "round " << round << " address " << address;
+    }
+  }
+  // Both kinds were exercised.
+  EXPECT_GT(sorted_tables, 50u);
+  EXPECT_GT(tree_tables, 20u);
+}
+
 TEST(DemangleTest, SpelledAsPerf61PrintsThem) {
   // perf 6.1 demangles without DMGL_PARAMS unless -v: no argument lists.
   EXPECT_EQ(DemangleLikePerf("_ZN10JavaThread3runEv"), "JavaThread::run");

@@ -139,7 +139,10 @@ void DecodeDebugInfo(const RecordBytes& b, uint64_t off, uint64_t total, Record&
       record.valid = false;
       break;
     }
-    if (!PlausibleName(*file)) {
+    // Consecutive entries mostly name the same file: one already found plausible need not be
+    // checked again.
+    const bool same_file = !info.entries.empty() && info.entries.back().file == *file;
+    if (!same_file && !PlausibleName(*file)) {
       // node/V8 writes file names from freed memory: garbage with an embedded NUL, after
       // which walking by nr_entry is out of step. total_size is still right, so skip the rest.
       AddProblem(dump.problems, name_at, Severity::kWarning,
@@ -150,7 +153,11 @@ void DecodeDebugInfo(const RecordBytes& b, uint64_t off, uint64_t total, Record&
       info.complete = false;
       break;
     }
-    info.entries.push_back(DebugLine{entry.addr, entry.lineno, entry.discrim, std::string(*file)});
+    DebugLine& line = info.entries.emplace_back();
+    line.addr = entry.addr;
+    line.line = entry.lineno;
+    line.discrim = entry.discrim;
+    line.file.assign(*file);
     p = name_at + file->size() + 1;
   }
   // Up to 7 bytes may pad the record to an 8-byte boundary; more is a count that is too small.

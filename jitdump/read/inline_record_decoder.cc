@@ -7,6 +7,7 @@
 #include <cstdarg>
 #include <cstddef>
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,24 +84,54 @@ bool DecodeStringList(const RecordBytes& b, uint64_t begin, uint32_t size, uint3
 
 // An inlined call's code lies inside its caller's: warns when a range leaves every range of the
 // enclosing call. Needs consistent lists (every range_count and the range total checked).
+// A call's ranges as a question: does one of them hold [start, end)? Sorted by start with the
+// largest end so far, so that each question is a binary search instead of a scan (a caller
+// inlined into a large method has hundreds of ranges, each callee's checked against them all).
+class RangeCover {
+ public:
+  void Reset(const InlineBody& info, uint32_t call) {
+    by_start_.clear();
+    const uint32_t begin = info.range_begin[call];
+    for (uint32_t q = begin; q < begin + info.calls[call].range_count; ++q) {
+      const SamplyRangeRecord& r = info.ranges[q];
+      by_start_.emplace_back(r.start_offset, uint64_t{r.start_offset} + r.size);
+    }
+    std::sort(by_start_.begin(), by_start_.end());
+    for (size_t i = 1; i < by_start_.size(); ++i) by_start_[i].second = std::max(by_start_[i].second, by_start_[i - 1].second);
+  }
+  // Whether a range starting at or before `start` reaches `end`.
+  bool Holds(uint64_t start, uint64_t end) const {
+    auto it = std::upper_bound(by_start_.begin(), by_start_.end(), start,
+                               [](uint64_t value, const std::pair<uint64_t, uint64_t>& r) { return value < r.first; });
+    return it != by_start_.begin() && std::prev(it)->second >= end;
+  }
+
+ private:
+  std::vector<std::pair<uint64_t, uint64_t>> by_start_;  // (start, the largest end of those up to here)
+};
+
 void CheckRangesNest(const InlineBody& info, uint64_t ranges_at, InlineProblems& problems) {
   std::vector<uint32_t> parents;  // call index per depth
+  // The cover of each depth's call on the path, built when a child first asks.
+  std::vector<RangeCover> covers;
+  std::vector<int64_t> cover_of;  // per depth: the call its cover describes, -1 for none yet
   for (uint32_t i = 0; i < info.calls.size(); ++i) {
     const SamplyInlineCallRecord& c = info.calls[i];
     parents.resize(c.depth);
     if (c.depth > 0) {
       const uint32_t parent_index = parents[c.depth - 1];
-      const SamplyInlineCallRecord& parent = info.calls[parent_index];
-      const uint32_t pb = info.range_begin[parent_index];
+      if (covers.size() < c.depth) {
+        covers.resize(c.depth);
+        cover_of.resize(c.depth, -1);
+      }
+      if (cover_of[c.depth - 1] != parent_index) {
+        covers[c.depth - 1].Reset(info, parent_index);
+        cover_of[c.depth - 1] = parent_index;
+      }
+      const RangeCover& cover = covers[c.depth - 1];
       for (uint32_t k = info.range_begin[i]; k < info.range_begin[i] + c.range_count; ++k) {
         const SamplyRangeRecord& r = info.ranges[k];
-        bool inside = false;
-        for (uint32_t q = pb; q < pb + parent.range_count && !inside; ++q) {
-          const SamplyRangeRecord& pr = info.ranges[q];
-          inside = r.start_offset >= pr.start_offset &&
-                   uint64_t{r.start_offset} + r.size <= uint64_t{pr.start_offset} + pr.size;
-        }
-        if (!inside) {
+        if (!cover.Holds(r.start_offset, uint64_t{r.start_offset} + r.size)) {
           problems.Warning(ranges_at + uint64_t{k} * sizeof(SamplyRangeRecord),
                            "DEBUG_INFO2 inline call %u: range [0x%x, +0x%x) is not inside a range of its caller "
                            "(call %u)",

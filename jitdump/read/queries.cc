@@ -28,6 +28,13 @@ int64_t FindLoadAt(const JitDump& dump, uint64_t addr, uint64_t timestamp) {
 }
 
 bool FindLine(const JitDump& dump, size_t load_index, uint64_t addr, std::string* file, uint32_t* line) {
+  std::string_view found;
+  if (!FindLine(dump, load_index, addr, &found, line)) return false;
+  file->assign(found);
+  return true;
+}
+
+bool FindLine(const JitDump& dump, size_t load_index, uint64_t addr, std::string_view* file, uint32_t* line) {
   const LoadBody* load = dump.records[load_index].load();
   if (load == nullptr || addr < load->code_addr) return false;
   if (load->inline_info >= 0) {
@@ -38,7 +45,7 @@ bool FindLine(const JitDump& dump, size_t load_index, uint64_t addr, std::string
                                  [](uint64_t o, const SamplyLineRecord& l) { return o < l.code_offset; });
       if (it == info->lines.begin()) return false;
       --it;
-      *file = it->file_index < info->files.size() ? info->files[it->file_index] : "?";
+      *file = it->file_index < info->files.size() ? std::string_view(info->files[it->file_index]) : "?";
       *line = it->line_number;
       return true;
     }
@@ -58,13 +65,31 @@ bool FindLine(const JitDump& dump, size_t load_index, uint64_t addr, std::string
   return false;
 }
 
-std::vector<InlineFrame> InlineChain(const JitDump& dump, size_t load_index, uint64_t addr) {
+namespace {
+
+std::vector<InlineFrame> Copies(const std::vector<InlineFrameView>& views) {
   std::vector<InlineFrame> frames;
+  frames.reserve(views.size());
+  for (const InlineFrameView& v : views) frames.push_back(InlineFrame{std::string(v.function), std::string(v.file), v.line});
+  return frames;
+}
+
+}  // namespace
+
+std::vector<InlineFrame> InlineChain(const JitDump& dump, size_t load_index, uint64_t addr) {
+  std::vector<InlineFrameView> views;
+  InlineChain(dump, load_index, addr, &views);
+  return Copies(views);
+}
+
+void InlineChain(const JitDump& dump, size_t load_index, uint64_t addr, std::vector<InlineFrameView>* out) {
+  std::vector<InlineFrameView>& frames = *out;
+  frames.clear();
   const LoadBody* load = dump.records[load_index].load();
-  if (load == nullptr || load->inline_info < 0 || addr < load->code_addr) return frames;
+  if (load == nullptr || load->inline_info < 0 || addr < load->code_addr) return;
   const Record& rec = dump.records[static_cast<size_t>(load->inline_info)];
   const InlineBody* info = rec.inline_info();
-  if (info == nullptr || !rec.valid || info->functions.empty()) return frames;
+  if (info == nullptr || !rec.valid || info->functions.empty()) return;
   const uint64_t offset = addr - load->code_addr;
 
   // Walk the DFS list keeping, per depth, whether the current call at that depth contains
@@ -96,23 +121,23 @@ std::vector<InlineFrame> InlineChain(const JitDump& dump, size_t load_index, uin
     if (hit && depth == chain.size()) chain.push_back(static_cast<uint32_t>(i));
   }
 
-  auto function_name = [&](uint32_t function_index) -> std::string {
+  auto function_name = [&](uint32_t function_index) -> std::string_view {
     if (function_index >= info->functions.size()) return "?";
     const uint32_t n = info->functions[function_index].function_name_index;
-    return n < info->function_names.size() ? info->function_names[n] : "?";
+    return n < info->function_names.size() ? std::string_view(info->function_names[n]) : "?";
   };
-  auto function_file = [&](uint32_t function_index) -> std::string {
+  auto function_file = [&](uint32_t function_index) -> std::string_view {
     if (function_index >= info->functions.size()) return "?";
     const uint32_t f = info->functions[function_index].file_index;
-    return f < info->files.size() ? info->files[f] : "?";
+    return f < info->files.size() ? std::string_view(info->files[f]) : "?";
   };
 
   // Innermost: its line from the line records.
-  InlineFrame innermost;
+  InlineFrameView innermost;
   const uint32_t innermost_function = chain.empty() ? 0 : info->calls[chain.back()].function_index;
   innermost.function = function_name(innermost_function);
   innermost.file = function_file(innermost_function);
-  std::string file;
+  std::string_view file;
   uint32_t line = 0;
   if (FindLine(dump, load_index, addr, &file, &line)) {
     innermost.file = file;
@@ -123,9 +148,8 @@ std::vector<InlineFrame> InlineChain(const JitDump& dump, size_t load_index, uin
   for (size_t k = chain.size(); k-- > 0;) {
     const SamplyInlineCallRecord& call = info->calls[chain[k]];
     const uint32_t caller = k == 0 ? 0 : info->calls[chain[k - 1]].function_index;
-    frames.push_back(InlineFrame{function_name(caller), function_file(caller), call.call_line_number});
+    frames.push_back(InlineFrameView{function_name(caller), function_file(caller), call.call_line_number});
   }
-  return frames;
 }
 
 CodeMap::CodeMap(const JitDump& dump) {
@@ -184,12 +208,20 @@ int64_t SidecarIndex::Match(const JitDump& dump, size_t load_index) const {
 
 std::vector<InlineFrame> InlineChain(const JitDump& dump, const SidecarIndex& sidecar, size_t load_index,
                                      uint64_t addr) {
+  std::vector<InlineFrameView> views;
+  InlineChain(dump, sidecar, load_index, addr, &views);
+  return Copies(views);
+}
+
+void InlineChain(const JitDump& dump, const SidecarIndex& sidecar, size_t load_index, uint64_t addr,
+                 std::vector<InlineFrameView>* frames) {
+  frames->clear();
   const LoadBody* load = dump.records[load_index].load();
-  if (load == nullptr) return {};
-  if (load->inline_info >= 0) return InlineChain(dump, load_index, addr);
+  if (load == nullptr) return;
+  if (load->inline_info >= 0) return InlineChain(dump, load_index, addr, frames);
   const int64_t copy = sidecar.Match(dump, load_index);
-  if (copy < 0) return {};
-  return InlineChain(*sidecar.sidecar(), static_cast<size_t>(copy), addr);
+  if (copy < 0) return;
+  InlineChain(*sidecar.sidecar(), static_cast<size_t>(copy), addr, frames);
 }
 
 std::string SourceRange(const JitDump& dump, size_t load_index) {

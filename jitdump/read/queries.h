@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -44,6 +45,8 @@ class CodeMap {
 // Source location of `addr` inside the load at records[load_index]: from the inline record's
 // line records when present, else from DEBUG_INFO. Returns false when unknown.
 bool FindLine(const JitDump& dump, size_t load_index, uint64_t addr, std::string* file, uint32_t* line);
+// The same with the file as a view into `dump` (valid as long as it is).
+bool FindLine(const JitDump& dump, size_t load_index, uint64_t addr, std::string_view* file, uint32_t* line);
 
 struct InlineFrame {
   std::string function;
@@ -51,9 +54,19 @@ struct InlineFrame {
   uint32_t line = 0;  // 0 = unknown
 };
 
+// An InlineFrame whose names are views into the dump (valid as long as it is): what a caller
+// that makes its own strings of them reads, without copies in between.
+struct InlineFrameView {
+  std::string_view function;
+  std::string_view file;
+  uint32_t line = 0;  // 0 = unknown
+};
+
 // Inline chain at `addr`, innermost first, ending with the outer function. Empty when the load
 // has no inline record.
 std::vector<InlineFrame> InlineChain(const JitDump& dump, size_t load_index, uint64_t addr);
+// The same into `frames` (cleared first), as views.
+void InlineChain(const JitDump& dump, size_t load_index, uint64_t addr, std::vector<InlineFrameView>* frames);
 
 // `jitdump strip-inline` moves the samply inline records into a sidecar dump (FILE.inline): a
 // header, then each moved record followed by a byte copy of the CODE_LOAD it describes. This
@@ -74,6 +87,8 @@ class SidecarIndex {
 // InlineChain from the load's own inline record, else from its copy in the sidecar.
 std::vector<InlineFrame> InlineChain(const JitDump& dump, const SidecarIndex& sidecar, size_t load_index,
                                      uint64_t addr);
+void InlineChain(const JitDump& dump, const SidecarIndex& sidecar, size_t load_index, uint64_t addr,
+                 std::vector<InlineFrameView>* frames);
 
 // "File.java:12-40" for the load's source range, from the inline record or DEBUG_INFO; the file
 // alone when no line is known; empty when unknown.

@@ -120,10 +120,13 @@ std::vector<JitLine> JvmCode::Chain(size_t record, uint64_t addr) const {
     out.push_back(JitLine{load->name, "", 0, kind});
     return out;
   }
-  const std::vector<InlineFrame> chain = InlineChain(dump_, sidecar_, record, addr);
+  // The chain as views into the dumps: each name is copied once, into its JitLine.
+  std::vector<InlineFrameView>& chain = chain_scratch_;
+  InlineChain(dump_, sidecar_, record, addr, &chain);
   if (!chain.empty()) {
+    out.reserve(chain.size());
     for (size_t k = 0; k < chain.size(); ++k) {
-      out.push_back(JitLine{JavaFrameName(chain[k].function), chain[k].file, chain[k].line,
+      out.push_back(JitLine{JavaFrameName(chain[k].function), std::string(chain[k].file), chain[k].line,
                             k + 1 == chain.size() ? FrameKind::kCompiled : FrameKind::kInlined});
     }
     return out;
@@ -131,7 +134,8 @@ std::vector<JitLine> JvmCode::Chain(size_t record, uint64_t addr) const {
   // No inline record (the agent's inline=off): DEBUG_INFO names the innermost frame's file and
   // line but not its method, so the line goes to the compiled method with that file.
   JitLine line{JavaFrameName(load->name), "", 0, FrameKind::kCompiled};
-  FindLine(dump_, record, addr, &line.file, &line.line);
+  std::string_view file;
+  if (FindLine(dump_, record, addr, &file, &line.line)) line.file = file;
   out.push_back(std::move(line));
   return out;
 }

@@ -84,6 +84,8 @@ class JvmCode {
   SidecarIndex sidecar_;
   LoadTimeline timeline_;
   std::unordered_map<uint64_t, size_t> by_code_index_;
+  // Chain's inline chain, reused from call to call (a JvmCode is used by one thread).
+  mutable std::vector<InlineFrameView> chain_scratch_;
   uint64_t low_ = 0;
   uint64_t high_ = 0;
 };

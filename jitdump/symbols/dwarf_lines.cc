@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "jitdump/symbols/compressed_section.h"
 #include "jitdump/symbols/demangle.h"
 
 namespace jitdump::symbols {
@@ -72,12 +73,15 @@ uint64_t DebugBytes(const ElfImage& image) {
   return total;
 }
 
-// libdw reads the strings of .debug_str, .debug_line_str and .debug_line's headers with strlen
-// (elfutils 0.188's dwarf_getsrclines among them), so a file whose string runs to the end of its
-// section makes libdw read past the section's buffer (the symbols fuzzer found it). Each debug
-// section that does not end in NUL gets a copy that does, past its size, where libdw's next
-// strlen stops; the copies live as long as the DWARF.
+// Inflates the compressed debug sections libdw will read (with libdeflate where it can:
+// compressed_section.h), and makes every one end in NUL. libdw reads the strings of .debug_str,
+// .debug_line_str and .debug_line's headers with strlen (elfutils 0.188's dwarf_getsrclines
+// among them), so a file whose string runs to the end of its section makes libdw read past the
+// section's buffer (the symbols fuzzer found it). An inflated section gets zeros past its size
+// in its own buffer; any other debug section that does not end in NUL gets a copy that does,
+// where libdw's next strlen stops. The buffers live as long as the DWARF.
 std::vector<std::unique_ptr<char[]>> TerminateDebugSections(const ElfImage& image) {
+  constexpr size_t kPadding = 16;
   std::vector<std::unique_ptr<char[]>> copies;
   Elf_Scn* scn = nullptr;
   while ((scn = elf_nextscn(image.elf(), scn)) != nullptr) {
@@ -88,14 +92,17 @@ std::vector<std::unique_ptr<char[]>> TerminateDebugSections(const ElfImage& imag
       if (elf_compress_gnu(scn, 0, 0) < 0) continue;
     } else if (!name.starts_with(".debug_")) {
       continue;
-    } else if ((shdr.sh_flags & SHF_COMPRESSED) != 0 && elf_compress(scn, 0, 0) < 0) {
-      continue;
+    } else if ((shdr.sh_flags & SHF_COMPRESSED) != 0) {
+      if (std::unique_ptr<char[]> inflated = InflateCompressedSection(image.elf(), scn, kPadding)) {
+        copies.push_back(std::move(inflated));
+        continue;
+      }
+      if (elf_compress(scn, 0, 0) < 0) continue;
     }
     Elf_Data* data = elf_getdata(scn, nullptr);  // the one libdw will read: libelf keeps it
     if (data == nullptr || data->d_buf == nullptr || data->d_size == 0) continue;
     const char* bytes = static_cast<const char*>(data->d_buf);
     if (bytes[data->d_size - 1] == '\0') continue;
-    constexpr size_t kPadding = 16;
     std::unique_ptr<char[]> copy(new char[data->d_size + kPadding]());
     std::copy(bytes, bytes + data->d_size, copy.get());
     data->d_buf = copy.get();
@@ -160,6 +167,23 @@ std::string ScopePrefix(Dwarf_Die* definition) {
   }
   std::free(scopes);
   return qualified;
+}
+
+// Whether `die` belongs to a C unit: C has no namespaces and no member functions, so a C
+// function's name has no scope prefix, and the walk of its unit from the start that would find
+// none (dwarf_getscopes_die, most of what naming libc's inlined functions cost) is not needed.
+bool InCUnit(Dwarf_Die* die) {
+  Dwarf_Die cu;
+  if (dwarf_diecu(die, &cu, nullptr, nullptr) == nullptr) return false;
+  switch (dwarf_srclang(&cu)) {
+    case DW_LANG_C89:
+    case DW_LANG_C:
+    case DW_LANG_C99:
+    case DW_LANG_C11:
+      return true;
+    default:
+      return false;
+  }
 }
 
 // The file and line an inlined subroutine was called from (in its caller).
@@ -348,7 +372,7 @@ const std::string& DwarfLines::NameOf(Dwarf_Die* die) {
   if (name == nullptr) return it->second;
   Dwarf_Die definition = Definition(die);
   const auto [prefix, new_prefix] = prefixes_.try_emplace(dwarf_dieoffset(&definition));
-  if (new_prefix) prefix->second = ScopePrefix(&definition);
+  if (new_prefix && !(scope_index_ && InCUnit(&definition))) prefix->second = ScopePrefix(&definition);
   return it->second = prefix->second + name;
 }
 

@@ -37,7 +37,8 @@ class DwarfLines {
   // no compilation unit covers it.
   bool Chain(uint64_t vaddr, std::vector<SourceFrame>* frames);
 
-  // Off: every chain through libdw's own walks of the unit (what the index must equal; tests).
+  // Off: every chain and name through libdw's own walks of the unit (what the index and the
+  // names of C functions, never qualified, must equal; tests).
   void set_scope_index(bool on) { scope_index_ = on; }
 
   // What the open DWARF holds in memory (the debug sections libdw read, decompressed).

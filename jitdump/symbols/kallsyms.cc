@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 #include <map>
+#include <memory>
 
 namespace jitdump::symbols {
 namespace {
@@ -33,15 +33,18 @@ bool ParseHexAddress(std::string_view text, uint64_t* value) {
   return true;
 }
 
+// ASCII only, without the locale lookups of <cctype> (a call per line of 100,000+).
+bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
+
 // perf's symbol_type__filter.
 bool KeptType(char type) {
-  const char upper = static_cast<char>(std::toupper(static_cast<unsigned char>(type)));
+  const char upper = IsUpper(type) || type < 'a' || type > 'z' ? type : static_cast<char>(type - 'a' + 'A');
   return upper == 'T' || upper == 'W' || upper == 'D' || upper == 'B';
 }
 
 Binding BindingOfType(char type) {
   if (type == 'W') return Binding::kWeak;
-  return std::isupper(static_cast<unsigned char>(type)) ? Binding::kGlobal : Binding::kLocal;
+  return IsUpper(type) ? Binding::kGlobal : Binding::kLocal;
 }
 
 class Parser {
@@ -71,9 +74,12 @@ class Parser {
     if (builder_.size() >= kMaxKallsymsSymbols) return false;
     builder_.Add(address, 0, BindingOfType(type), name, /*spelled=*/true, /*module=*/!module.empty());
     if (!module.empty()) {
-      auto [it, inserted] = modules_.try_emplace(std::string(module), address, address);
-      it->second.first = std::min(it->second.first, address);
-      it->second.second = std::max(it->second.second, address);
+      // A module's symbols come together: its entry is looked up when the module changes.
+      if (module_ == nullptr || module != module_->first) {
+        module_ = &*modules_.try_emplace(std::string(module), address, address).first;
+      }
+      module_->second.first = std::min(module_->second.first, address);
+      module_->second.second = std::max(module_->second.second, address);
     }
     return true;
   }
@@ -101,6 +107,7 @@ class Parser {
   Kallsyms* out_;
   SymbolTable::Builder builder_;
   std::map<std::string, std::pair<uint64_t, uint64_t>> modules_;
+  std::pair<const std::string, std::pair<uint64_t, uint64_t>>* module_ = nullptr;  // the last line's
   uint64_t lines_ = 0;
   bool any_address_ = false;
 };
@@ -143,33 +150,39 @@ bool ReadKallsyms(const std::string& path, Kallsyms* out, std::string* error) {
     return false;
   }
   Parser parser(out);
-  // Streamed: a line at a time through a fixed buffer (a kallsyms file is 10+ MB).
-  std::string pending;
-  char buffer[64 * 1024];
+  // Streamed through a fixed buffer (a kallsyms file is 10+ MB): each read appends to what is
+  // left of the last line, whole lines are parsed in place.
+  constexpr size_t kBuffer = 256 * 1024;
+  constexpr size_t kMaxLine = 4 * kMaxNameLength;  // longer lines are cut (their rest dropped)
+  std::unique_ptr<char[]> buffer(new char[kBuffer]);
+  size_t held = 0;       // bytes in the buffer
+  bool skipping = false;  // inside the dropped rest of an overlong line
   bool more = true;
   while (more) {
-    const ssize_t n = read(fd, buffer, sizeof(buffer));
+    const ssize_t n = read(fd, buffer.get() + held, kBuffer - held);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    std::string_view chunk(buffer, static_cast<size_t>(n));
-    while (more && !chunk.empty()) {
-      const size_t newline = chunk.find('\n');
-      if (newline == std::string_view::npos) {
-        // A line longer than any kallsyms line is cut (its rest is dropped below).
-        if (pending.size() < 4 * kMaxNameLength) pending.append(chunk.substr(0, 4 * kMaxNameLength - pending.size()));
-        break;
-      }
-      if (pending.empty()) {
-        more = parser.Line(chunk.substr(0, newline));
-      } else {
-        if (pending.size() < 4 * kMaxNameLength) pending.append(chunk.substr(0, std::min(newline, 4 * kMaxNameLength - pending.size())));
-        more = parser.Line(pending);
-        pending.clear();
-      }
-      chunk.remove_prefix(newline + 1);
+    held += static_cast<size_t>(n);
+    const char* at = buffer.get();
+    const char* end = at + held;
+    while (more && at < end) {
+      const char* newline = static_cast<const char*>(std::memchr(at, '\n', static_cast<size_t>(end - at)));
+      if (newline == nullptr) break;
+      if (!skipping) more = parser.Line(std::string_view(at, static_cast<size_t>(newline - at)));
+      skipping = false;
+      at = newline + 1;
+    }
+    held = static_cast<size_t>(end - at);
+    if (held >= kMaxLine) {
+      // No newline in a whole line's room: parse what fits, skip the rest of it.
+      if (!skipping) more = parser.Line(std::string_view(at, kMaxLine));
+      skipping = true;
+      held = 0;
+    } else {
+      std::memmove(buffer.get(), at, held);
     }
   }
-  if (more && !pending.empty()) parser.Line(pending);
+  if (more && held > 0 && !skipping) parser.Line(std::string_view(buffer.get(), held));
   close(fd);
   if (!parser.Finish(error)) {
     *error = path + ": " + *error;

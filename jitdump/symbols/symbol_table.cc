@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "jitdump/symbols/demangle.h"
 
@@ -53,6 +54,15 @@ bool KeepFirst(const SymbolTable::Symbol& a, const SymbolTable::Symbol& b, NameO
 }  // namespace
 
 const SymbolTable::Symbol* SymbolTable::Find(uint64_t address) const {
+  if (sorted_) {
+    // No two symbols overlap: the last one starting at or before the address is the only one
+    // that can cover it (a symbol of size 0 covers its start).
+    auto it = std::upper_bound(symbols_.begin(), symbols_.end(), address,
+                               [](uint64_t value, const Symbol& s) { return value < s.start; });
+    if (it == symbols_.begin()) return nullptr;
+    --it;
+    return address < it->end || (address == it->end && address == it->start) ? &*it : nullptr;
+  }
   // perf's symbols__find: the first symbol on the search path that covers the address.
   uint32_t node = root_;
   while (node != kNone) {
@@ -73,6 +83,11 @@ std::string_view SymbolTable::Name(const Symbol& symbol) const {
   return std::string_view(names_.c_str() + symbol.name);
 }
 
+void SymbolTable::Builder::Reserve(size_t symbols, size_t name_bytes) {
+  symbols_.reserve(symbols_.size() + symbols);
+  names_.reserve(names_.size() + name_bytes);
+}
+
 void SymbolTable::Builder::Add(uint64_t start, uint64_t size, Binding binding, std::string_view name, bool spelled,
                                bool module) {
   Symbol symbol;
@@ -88,7 +103,7 @@ void SymbolTable::Builder::Add(uint64_t start, uint64_t size, Binding binding, s
   names_.push_back('\0');
   if (symbols_.size() >= kNone - 1) return;  // no index left (4 billion symbols: hostile)
   symbols_.push_back(symbol);
-  Insert(static_cast<uint32_t>(symbols_.size() - 1));
+  ++live_;
 }
 
 std::string SymbolTable::Builder::DisplayName(const Symbol& symbol) const {
@@ -96,52 +111,107 @@ std::string SymbolTable::Builder::DisplayName(const Symbol& symbol) const {
   return symbol.spelled ? std::string(raw) : DemangleLikePerf(raw);
 }
 
+void SymbolTable::Builder::Sort() {
+  if (sorted_ == symbols_.size()) return;
+  // By start, then by when added: perf's tree puts an equal start to the right. Sorted as
+  // (start, index) pairs, not indexes compared through symbols_ (a cache miss per comparison).
+  std::vector<std::pair<uint64_t, uint32_t>> added(symbols_.size() - sorted_);
+  for (size_t i = 0; i < added.size(); ++i) {
+    const auto symbol = static_cast<uint32_t>(sorted_ + i);
+    added[i] = {symbols_[symbol].start, symbol};
+  }
+  if (!std::is_sorted(added.begin(), added.end())) std::sort(added.begin(), added.end());
+  std::vector<uint32_t> merged;
+  merged.reserve(order_.size() + added.size());
+  // The symbols already there come before new ones with the same start.
+  auto old = order_.begin();
+  for (const auto& [start, symbol] : added) {
+    while (old != order_.end() && symbols_[*old].start <= start) merged.push_back(*old++);
+    merged.push_back(symbol);
+  }
+  merged.insert(merged.end(), old, order_.end());
+  order_ = std::move(merged);
+  sorted_ = symbols_.size();
+}
+
 void SymbolTable::Builder::FinishPass(bool kallsyms) {
-  if (root_ == kNone) return;
+  Sort();
+  if (order_.empty()) return;
   // symbols__fixup_end, in tree order.
-  uint32_t prev = First();
-  for (uint32_t curr = Next(prev); curr != kNone; prev = curr, curr = Next(curr)) {
-    Symbol& p = symbols_[prev];
+  for (size_t i = 0; i + 1 < order_.size(); ++i) {
+    Symbol& p = symbols_[order_[i]];
     if (p.end != p.start) continue;
-    if (kallsyms && p.module != symbols_[curr].module) {
+    const Symbol& next = symbols_[order_[i + 1]];
+    if (kallsyms && p.module != next.module) {
       p.end = RoundUpToPage(p.end + kPage);
     } else {
-      p.end = symbols_[curr].start;
+      p.end = next.start;
     }
   }
-  Symbol& last = symbols_[prev];
+  Symbol& last = symbols_[order_.back()];
   if (last.end == last.start) last.end = RoundUpToPage(last.start) + kPage;
   // symbols__fixup_duplicate: of neighbours with the same start, the worse one goes.
-  uint32_t curr = First();
-  while (curr != kNone) {
-    const uint32_t next = Next(curr);
-    if (next == kNone) break;
+  const uint32_t added = static_cast<uint32_t>(symbols_.size());
+  auto remove = [&](uint32_t symbol) {
+    symbols_[symbol].live = false;
+    --live_;
+    removals_.push_back(Removal{symbol, added});
+  };
+  size_t kept = 0;
+  uint32_t curr = order_[0];
+  for (size_t i = 1; i < order_.size(); ++i) {
+    const uint32_t next = order_[i];
     if (symbols_[curr].start != symbols_[next].start) {
+      order_[kept++] = curr;
       curr = next;
-      continue;
-    }
-    if (KeepFirst(symbols_[curr], symbols_[next], [this](const Symbol& s) { return DisplayName(s); })) {
-      Erase(next);
+    } else if (KeepFirst(symbols_[curr], symbols_[next], [this](const Symbol& s) { return DisplayName(s); })) {
+      remove(next);
     } else {
-      Erase(curr);
+      remove(curr);
       curr = next;
     }
   }
+  order_[kept++] = curr;
+  order_.resize(kept);
+}
+
+bool SymbolTable::Builder::Overlapping() const {
+  for (size_t i = 0; i + 1 < order_.size(); ++i) {
+    const Symbol& a = symbols_[order_[i]];
+    const Symbol& b = symbols_[order_[i + 1]];
+    if (a.start == b.start || a.end > b.start) return true;
+  }
+  return false;
 }
 
 SymbolTable SymbolTable::Builder::Build() {
+  Sort();
   SymbolTable table;
-  symbols_.shrink_to_fit();
+  if (!always_tree_ && !Overlapping()) {
+    table.symbols_.reserve(order_.size());
+    for (uint32_t symbol : order_) table.symbols_.push_back(symbols_[symbol]);
+    table.sorted_ = true;
+  } else {
+    Replay();
+    symbols_.shrink_to_fit();
+    table.symbols_ = std::move(symbols_);
+    table.root_ = root_;
+  }
   names_.shrink_to_fit();
-  table.symbols_ = std::move(symbols_);
   table.names_ = std::move(names_);
-  table.root_ = root_;
   table.live_ = live_;
-  symbols_.clear();
-  names_.clear();
-  root_ = kNone;
-  live_ = 0;
+  *this = Builder();
   return table;
+}
+
+void SymbolTable::Builder::Replay() {
+  root_ = kNone;
+  size_t removal = 0;
+  for (uint32_t symbol = 0; symbol < symbols_.size(); ++symbol) {
+    while (removal < removals_.size() && removals_[removal].added <= symbol) Erase(removals_[removal++].symbol);
+    Insert(symbol);
+  }
+  while (removal < removals_.size()) Erase(removals_[removal++].symbol);
 }
 
 // The red-black tree: Linux's lib/rbtree.c algorithm (the textbook one: insertion fix-up by
@@ -179,7 +249,6 @@ void SymbolTable::Builder::RotateRight(uint32_t x) {
 }
 
 void SymbolTable::Builder::Insert(uint32_t z) {
-  ++live_;
   // perf's __symbols__insert: equal starts go to the right.
   uint32_t parent = kNone;
   bool left = false;
@@ -240,8 +309,6 @@ void SymbolTable::Builder::Insert(uint32_t z) {
 }
 
 void SymbolTable::Builder::Erase(uint32_t z) {
-  --live_;
-  symbols_[z].live = false;
   bool removed_red = symbols_[z].red;
   uint32_t x = kNone;         // what takes the removed place
   uint32_t x_parent = kNone;  // its parent (x may be none)
@@ -327,26 +394,6 @@ void SymbolTable::Builder::Erase(uint32_t z) {
     }
   }
   if (x != kNone) symbols_[x].red = false;
-}
-
-uint32_t SymbolTable::Builder::First() const {
-  uint32_t node = root_;
-  while (node != kNone && symbols_[node].left != kNone) node = symbols_[node].left;
-  return node;
-}
-
-uint32_t SymbolTable::Builder::Next(uint32_t node) const {
-  if (symbols_[node].right != kNone) {
-    node = symbols_[node].right;
-    while (symbols_[node].left != kNone) node = symbols_[node].left;
-    return node;
-  }
-  uint32_t parent = symbols_[node].parent;
-  while (parent != kNone && node == symbols_[parent].right) {
-    node = parent;
-    parent = symbols_[node].parent;
-  }
-  return parent;
 }
 
 }  // namespace jitdump::symbols

@@ -10,9 +10,11 @@
 //     start).
 // Where symbols overlap (perf adds PLT symbols after its fix-ups, and a symbol without a size
 // that precedes .plt, such as _init, then covers the PLT entries too), which one perf names
-// depends on the shape of its red-black tree. So the table is that tree: built by the same
+// depends on the shape of its red-black tree. So such a table is that tree: built by the same
 // sequence of insertions and removals as perf's (Linux's rbtree, equal starts to the right),
-// searched as perf's symbols__find searches it.
+// searched as perf's symbols__find searches it. Where no two symbols overlap (kallsyms, most
+// files), at most one symbol covers an address and any search finds it: the table is then the
+// symbols sorted by start, binary-searched, and the tree is never built.
 // Addresses are whatever space the caller builds the table in (perf's: file offsets for user
 // space, kernel addresses for kallsyms). Memory: 40 bytes per symbol plus its name.
 #pragma once
@@ -50,14 +52,22 @@ class SymbolTable {
   const Symbol* Find(uint64_t address) const;
   std::string_view Name(const Symbol& symbol) const;
   size_t size() const { return live_; }
-  // Every symbol ever added, removed ones included (an index here names a symbol).
+  // Every symbol the table holds, removed ones included in a tree (an index here names a
+  // symbol); a sorted table holds the live ones only.
   const std::vector<Symbol>& symbols() const { return symbols_; }
   size_t bytes() const { return symbols_.capacity() * sizeof(Symbol) + names_.capacity(); }
+  // Whether the table is perf's tree (some symbols overlap), not a sorted array.
+  bool is_tree() const { return !sorted_; }
 
   // Builds a table the way perf fills its symbol tree: symbols are added in passes (one per
-  // symbol table read), each pass ends with perf's fix-ups over everything added so far.
+  // symbol table read), each pass ends with perf's fix-ups over everything added so far. The
+  // fix-ups walk the symbols in the tree's order, which is the order of their starts (equal
+  // starts in the order added) whatever the tree's shape: they run on that order, and the
+  // insertions and removals are replayed into perf's tree only when the table needs it.
   class Builder {
    public:
+    // Room for `symbols` more symbols and `name_bytes` more bytes of names.
+    void Reserve(size_t symbols, size_t name_bytes);
     void Add(uint64_t start, uint64_t size, Binding binding, std::string_view name, bool spelled = false,
              bool module = false);
     // perf's symbols__fixup_end then symbols__fixup_duplicate. `kallsyms`: the page rounding
@@ -68,21 +78,35 @@ class SymbolTable {
     size_t size() const { return live_; }
     // The name perf compares when two symbols start together: the demangled one.
     std::string DisplayName(const Symbol& symbol) const;
+    // Tests: build perf's tree even when no symbols overlap.
+    void set_always_tree(bool on) { always_tree_ = on; }
 
    private:
+    // Merges the symbols added since into order_.
+    void Sort();
+    bool Overlapping() const;
+    // Perf's tree, from the insertions and removals as they happened.
+    void Replay();
     void Insert(uint32_t node);
     void Erase(uint32_t node);
     void RotateLeft(uint32_t x);
     void RotateRight(uint32_t x);
     void Replace(uint32_t old_node, uint32_t new_node);  // in old_node's parent
-    uint32_t First() const;
-    uint32_t Next(uint32_t node) const;
     bool Red(uint32_t node) const { return node != kNone && symbols_[node].red; }
 
-    std::vector<Symbol> symbols_;
+    std::vector<Symbol> symbols_;  // in the order added
+    std::vector<uint32_t> order_;  // the live symbols sorted, in the tree's order
+    size_t sorted_ = 0;            // symbols_[0, sorted_) have been merged into order_
+    // A removal by a fix-up, after the symbols [0, added) were inserted.
+    struct Removal {
+      uint32_t symbol = 0;
+      uint32_t added = 0;
+    };
+    std::vector<Removal> removals_;
     uint32_t root_ = kNone;
     size_t live_ = 0;
     std::string names_;
+    bool always_tree_ = false;
   };
 
  private:
@@ -90,6 +114,7 @@ class SymbolTable {
   uint32_t root_ = kNone;
   size_t live_ = 0;
   std::string names_;
+  bool sorted_ = false;  // symbols_ are the live symbols by start, none overlapping
 };
 
 }  // namespace jitdump::symbols
