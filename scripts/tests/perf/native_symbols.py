@@ -172,6 +172,11 @@ def llvm_chains(debug_file: str, vaddrs: list) -> list:
         for place in lines[1::2]:
             parts = place.rsplit(":", 2)
             name, number = (parts[0], parts[1]) if len(parts) == 3 else (place, "0")
+            # Where no DWARF line row holds the address (glibc's __restore_rt), LLVM names the file
+            # from the ELF symbol table's STT_FILE entry, a bare name where DWARF's carry directories.
+            # That is not DWARF, which this compares, and the symbolizer does not read it: no file.
+            if len(lines) == 2 and "/" not in name and number in ("", "0"):
+                name = "??"
             chain.append((Path(name).name if name != "??" else "", int(number) if number.isdigit() else 0))
         chains.append(chain)
     return chains
