@@ -50,8 +50,9 @@ class FlatIndex {
   }
 
   size_t size() const { return size_; }
+  // Empties the index and frees its memory.
   void clear() {
-    entries_.clear();
+    entries_ = std::vector<Entry>();
     size_ = 0;
     mask_ = 0;
   }

@@ -441,13 +441,18 @@ void ProfileReader::Finish(const StackSample& sample, uint32_t process) {
 }
 
 Profile ProfileReader::Take() {
-  jit_locations_.clear();
+  // The dumps, caches and indexes are freed (not only emptied) before the builder makes the
+  // profile's samples, which then reuse that memory: fresh pages cost the kernel's zeroing, and
+  // this is the report's peak.
+  jvms_.clear();   // each Jvm and its share of a decoded dump
+  dumps_.clear();
+  decltype(jit_locations_)().swap(jit_locations_);  // clear() would keep the buckets
   interpreted_locations_.clear();
   native_frames_.clear();
   jit_frames_.clear();
-  jit_cache_.clear();
+  decltype(jit_cache_)().swap(jit_cache_);
   raw_frames_.clear();
-  mappings_.clear();
+  decltype(mappings_)().swap(mappings_);
   process_ids_.clear();
   return builder_.Take();
 }

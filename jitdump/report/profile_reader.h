@@ -120,7 +120,7 @@ class ProfileReader final : public ScriptSink {
   bool times_are_dump_clock() const { return options_.times_are_dump_clock; }
 
   const ReadStats& stats() const { return stats_; }
-  // The finished profile; the reader is left empty.
+  // The finished profile; the reader is left empty, its dumps and caches freed (stats() stays).
   Profile Take();
 
  private:

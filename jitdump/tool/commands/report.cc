@@ -465,9 +465,11 @@ int RunReport(ReportRequest req) {
       return kExitUsage;
     }
     stats = reader.stats();
-    profile = reader.Take();
+    // The source's symbol tables and DWARF go before the profile is made, as the reader's own
+    // loads do inside Take(): the profile's samples are the peak and reuse their memory.
     if (perf_data && req.script.empty()) recording = RecordingJson(*perf_data);
     perf_data.reset();
+    profile = reader.Take();
   }
   for (const std::string& warning : stats.warnings) std::fprintf(stderr, "jitdump report: warning: %s\n", warning.c_str());
   for (const auto& [event, n] : stats.skipped_events) {
