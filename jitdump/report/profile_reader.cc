@@ -442,8 +442,8 @@ void ProfileReader::Finish(const StackSample& sample, uint32_t process) {
 
 Profile ProfileReader::Take() {
   // The dumps, caches and indexes are freed (not only emptied) before the builder makes the
-  // profile's samples, which then reuse that memory: fresh pages cost the kernel's zeroing, and
-  // this is the report's peak.
+  // profile's samples, which then reuse that memory: fresh pages cost the kernel's zeroing (with
+  // them kept, making the samples was the report's peak).
   jvms_.clear();   // each Jvm and its share of a decoded dump
   dumps_.clear();
   decltype(jit_locations_)().swap(jit_locations_);  // clear() would keep the buckets

@@ -435,8 +435,8 @@ int RunReport(ReportRequest req) {
     }
   }
 
-  // The reader holds every load (the dumps, symbol tables, DWARF, its caches) and the perf.data
-  // source its own buffers: both are gone before the outputs are written, so they reuse that
+  // The reader holds the dumps and its caches, the perf.data source the native symbols (ELF
+  // tables, DWARF): both are gone before the outputs are written, so they reuse that
   // memory instead of faulting in fresh pages (each fresh page is zeroed by the kernel: a sizeable
   // share of a report's CPU).
   report::ReadStats stats;
