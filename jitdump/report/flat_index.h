@@ -9,6 +9,17 @@
 
 namespace jitdump::report {
 
+// A 64-bit finalizer (MurmurHash3's fmix64): spreads every bit of `h` over the low bits that pick
+// a power-of-two table's slot. The report's flat indexes hash their keys through it.
+inline uint64_t MixBits(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
 class FlatIndex {
  public:
   struct Entry {
@@ -59,13 +70,7 @@ class FlatIndex {
 
  private:
   size_t Slot(uint64_t a, uint32_t b) const {
-    uint64_t h = a ^ (uint64_t{b} << 47 | uint64_t{b} >> 17);
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return static_cast<size_t>(h) & mask_;
+    return static_cast<size_t>(MixBits(a ^ (uint64_t{b} << 47 | uint64_t{b} >> 17))) & mask_;
   }
 
   void Grow() {

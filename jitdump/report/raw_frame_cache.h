@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "jitdump/report/flat_index.h"
+
 namespace jitdump::report {
 
 class RawFrameCache {
@@ -78,13 +80,8 @@ class RawFrameCache {
 
  private:
   size_t Slot(const Key& key) const {
-    uint64_t h = key.ip ^ (uint64_t{key.pid} << 32 | uint64_t{key.cpumode} << 8 | key.position);
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 33;
-    return static_cast<size_t>(h) & mask_;
+    const uint64_t bits = key.ip ^ (uint64_t{key.pid} << 32 | uint64_t{key.cpumode} << 8 | key.position);
+    return static_cast<size_t>(MixBits(bits)) & mask_;
   }
 
   void Grow() {
