@@ -128,5 +128,45 @@ TEST_F(UntrustedReadTest, TheBudgetRefusesADumpThatDoesNotFit) {
   EXPECT_TRUE(status.ok());
 }
 
+TEST_F(UntrustedReadTest, DeferredSideRecordsDecodeLaterAsTheyWouldHaveAtOnce) {
+  const std::string bytes = Dump(50);
+  const std::string path = Write("jit-1.dump", bytes);
+  const JitDump whole = Parse(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  int fd = -1;
+  struct stat st {};
+  ASSERT_TRUE(OpenUntrusted(path, &fd, &st).ok());
+  FileLimits limits;
+  JitDump dump;
+  uint64_t used_decoded = 0;
+  ASSERT_TRUE(ParseFile(fd, static_cast<uint64_t>(st.st_size), limits, &dump, &used_decoded).ok());
+  limits.defer_side_records = true;
+  uint64_t used = 0;
+  ASSERT_TRUE(ParseFile(fd, static_cast<uint64_t>(st.st_size), limits, &dump, &used).ok());
+  ASSERT_EQ(dump.records.size(), whole.records.size());
+  // No entry decoded, no file name copied: 50 entries of a DebugLine and a 27-byte name less.
+  EXPECT_LE(used + 50 * (sizeof(DebugLine) + 28), used_decoded);
+  const size_t debug = static_cast<size_t>(dump.records[1].load()->debug_info);
+  EXPECT_EQ(debug, 0u);
+  EXPECT_TRUE(dump.records[debug].deferred);
+  EXPECT_EQ(dump.records[debug].debug_info(), nullptr);
+  // Over what is left of a budget: refused, the record still deferred.
+  EXPECT_EQ(DecodeDeferred(fd, &dump, debug, 8).ToString(), "over the memory budget");
+  EXPECT_TRUE(dump.records[debug].deferred);
+  uint64_t taken = 0;
+  ASSERT_TRUE(DecodeDeferred(fd, &dump, debug, 0, &taken).ok());
+  EXPECT_FALSE(dump.records[debug].deferred);
+  ASSERT_NE(dump.records[debug].debug_info(), nullptr);
+  const DebugLine& line = dump.records[debug].debug_info()->entries.at(0);
+  EXPECT_EQ(line.file, whole.records[debug].debug_info()->entries.at(0).file);
+  EXPECT_EQ(line.line, 10);
+  EXPECT_GT(taken, 0u);
+  // The last one after the file was cut short: it stays deferred.
+  const size_t last = static_cast<size_t>(dump.records.back().load()->debug_info);
+  ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(dump.records[last].offset + 8)), 0);
+  EXPECT_FALSE(DecodeDeferred(fd, &dump, last).ok());
+  EXPECT_TRUE(dump.records[last].deferred);
+  ::close(fd);
+}
+
 }  // namespace
 }  // namespace jitdump

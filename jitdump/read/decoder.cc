@@ -316,10 +316,25 @@ uint64_t DecodedBytes(const Record& record) {
   return bytes;
 }
 
+bool IsSideRecord(uint32_t id) {
+  return id == static_cast<uint32_t>(RecordType::kCodeDebugInfo) ||
+         id == static_cast<uint32_t>(RecordType::kSamplyDebugInfo2);
+}
+
+// The body of a DEBUG_INFO or inline record, whose bytes `b` holds.
+void DecodeSideRecord(const RecordBytes& b, Record& record, JitDump& dump) {
+  if (record.id == static_cast<uint32_t>(RecordType::kCodeDebugInfo)) {
+    DecodeDebugInfo(b, record.offset, record.total_size, record, dump);
+  } else {
+    DecodeInlineRecord(b, record.offset, record.total_size, record, dump);
+  }
+}
+
 // The record loop over any source of the file's bytes. Stops early (returning false) once the
-// decoded records hold more than `memory_limit` bytes (0: no limit); *memory counts them.
+// decoded records hold more than `memory_limit` bytes (0: no limit); *memory counts them. With
+// `defer`, side records (IsSideRecord) are kept undecoded, their bytes not even fetched.
 template <typename Source>
-bool DecodeRecords(Source& source, uint64_t memory_limit, JitDump& dump, uint64_t* memory) {
+bool DecodeRecords(Source& source, uint64_t memory_limit, bool defer, JitDump& dump, uint64_t* memory) {
   int64_t pending_debug = -1, pending_inline = -1, pending_unwind = -1;
   uint64_t off = dump.records_offset;
   const uint64_t size = source.size();
@@ -352,7 +367,8 @@ bool DecodeRecords(Source& source, uint64_t memory_limit, JitDump& dump, uint64_
     }
     // A record larger than the whole budget is not read at all.
     if (memory_limit != 0 && record.total_size > memory_limit) return false;
-    if (record.total_size > left || !source.Fetch(off, record.total_size, &window, &base)) {
+    record.deferred = defer && IsSideRecord(record.id);
+    if (record.total_size > left || (!record.deferred && !source.Fetch(off, record.total_size, &window, &base))) {
       truncated(left, record.total_size);
       AddProblem(dump.problems, off, Severity::kWarning,
                  "truncated final %s record: total_size %u but only %" PRIu64 " bytes left in the file",
@@ -374,7 +390,7 @@ bool DecodeRecords(Source& source, uint64_t memory_limit, JitDump& dump, uint64_
         break;
       case RecordType::kCodeMove: DecodeMove(b, off, total, record, dump); break;
       case RecordType::kCodeDebugInfo:
-        DecodeDebugInfo(b, off, total, record, dump);
+        if (!record.deferred) DecodeDebugInfo(b, off, total, record, dump);
         pending_debug = index;
         break;
       case RecordType::kCodeClose: break;
@@ -383,7 +399,7 @@ bool DecodeRecords(Source& source, uint64_t memory_limit, JitDump& dump, uint64_
         pending_unwind = index;
         break;
       case RecordType::kSamplyDebugInfo2:
-        DecodeInlineRecord(b, off, total, record, dump);
+        if (!record.deferred) DecodeInlineRecord(b, off, total, record, dump);
         pending_inline = index;
         break;
       default: ++dump.unknown_records; break;
@@ -414,7 +430,7 @@ JitDump Parse(std::span<const uint8_t> data) {
   if (!dump.header_ok) return dump;
   MemorySource source(data);
   uint64_t memory = 0;
-  DecodeRecords(source, 0, dump, &memory);
+  DecodeRecords(source, 0, false, dump, &memory);
   return dump;
 }
 
@@ -435,12 +451,39 @@ Status ParseFile(int fd, uint64_t size, const FileLimits& limits, JitDump* out, 
   }
   dump.header_ok = DecodeHeader(head, size, dump);
   if (!dump.header_ok) return Status::Ok();
-  if (!DecodeRecords(source, limits.memory, dump, decoded_bytes)) {
+  if (!DecodeRecords(source, limits.memory, limits.defer_side_records, dump, decoded_bytes)) {
     dump.records.clear();
     dump.records.shrink_to_fit();
     return Status::Error("over the memory budget", 0);
   }
   if (!source.error().ok()) return source.error();
+  return Status::Ok();
+}
+
+Status DecodeDeferred(int fd, JitDump* dump, size_t index, uint64_t memory_limit, uint64_t* decoded_bytes) {
+  uint64_t taken = 0;
+  if (decoded_bytes == nullptr) decoded_bytes = &taken;
+  *decoded_bytes = 0;
+  if (index >= dump->records.size() || !dump->records[index].deferred) return Status::Ok();
+  const Record& deferred = dump->records[index];
+  const Status over = Status::Error("over the memory budget", 0);
+  if (memory_limit != 0 && deferred.total_size > memory_limit) return over;
+  // Exactly the record's bytes (the window is never smaller than what is fetched).
+  WindowSource source(fd, deferred.offset + deferred.total_size, 0);
+  std::span<const uint8_t> bytes;
+  uint64_t base = 0;
+  if (!source.Fetch(deferred.offset, deferred.total_size, &bytes, &base)) {
+    return source.error().ok() ? Status::Error("the file shrank while it was read", 0) : source.error();
+  }
+  Record record;
+  record.offset = deferred.offset;
+  record.id = deferred.id;
+  record.total_size = deferred.total_size;
+  record.timestamp = deferred.timestamp;
+  DecodeSideRecord(RecordBytes(bytes, dump->cross_endian, base), record, *dump);
+  *decoded_bytes = DecodedBytes(record) - sizeof(Record);  // the record itself was counted when parsed
+  if (memory_limit != 0 && *decoded_bytes > memory_limit) return over;
+  dump->records[index] = std::move(record);
   return Status::Ok();
 }
 

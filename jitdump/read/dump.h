@@ -83,6 +83,9 @@ struct Record {
   uint32_t total_size = 0;
   uint64_t timestamp = 0;
   bool valid = true;  // false when the body could not be decoded (see the problems)
+  // A DEBUG_INFO or inline record left undecoded (FileLimits::defer_side_records): its body is
+  // empty until DecodeDeferred decodes it from the file.
+  bool deferred = false;
   std::variant<std::monostate, LoadBody, MoveBody, DebugInfoBody, UnwindingBody, InlineBody> body;
 
   const LoadBody* load() const { return std::get_if<LoadBody>(&body); }

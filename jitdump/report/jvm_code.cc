@@ -15,24 +15,28 @@ namespace jitdump::report {
 
 namespace {
 
-// Reads the dump at `path` within what is left of `budget`. On failure `error` says why without
-// a byte of the file: a file that is no jitdump is only called that (its first bytes could be
-// anyone's secret, /etc/shadow's through a planted link if links were followed).
-bool ReadDump(const std::string& path, DumpBudget* budget, JitDump* dump, std::string* error,
+// Reads the dump at `path` within what is left of `budget`, its side records deferred: the
+// file stays open in *fd for DecodeDeferred. On failure `error` says why without a byte of the
+// file: a file that is no jitdump is only called that (its first bytes could be anyone's
+// secret, /etc/shadow's through a planted link if links were followed).
+bool ReadDump(const std::string& path, DumpBudget* budget, JitDump* dump, int* fd, std::string* error,
               std::pair<uint64_t, uint64_t>* identity) {
-  int fd = -1;
   struct stat st {};
-  if (const Status status = OpenUntrusted(path, &fd, &st); !status.ok()) {
+  if (const Status status = OpenUntrusted(path, fd, &st); !status.ok()) {
     *error = Printable(path) + ": " + status.ToString();
     return false;
   }
   if (identity != nullptr) *identity = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
   FileLimits limits;
+  limits.defer_side_records = true;
   const bool limited = budget != nullptr && budget->limit != 0;
   if (limited) limits.memory = std::max<uint64_t>(budget->limit - std::min(budget->used, budget->limit), 1);
   uint64_t used = 0;
-  const Status status = ParseFile(fd, static_cast<uint64_t>(st.st_size), limits, dump, &used);
-  ::close(fd);
+  const Status status = ParseFile(*fd, static_cast<uint64_t>(st.st_size), limits, dump, &used);
+  if (!status.ok() || !dump->header_ok) {
+    ::close(*fd);
+    *fd = -1;
+  }
   if (!status.ok()) {
     *error = Printable(path) + ": " + status.ToString();
     if (limited && std::string_view(status.operation()) == "over the memory budget") {
@@ -54,15 +58,21 @@ bool ReadDump(const std::string& path, DumpBudget* budget, JitDump* dump, std::s
 std::unique_ptr<JvmCode> JvmCode::Load(const std::string& path, DumpBudget* budget, std::string* error,
                                        std::pair<uint64_t, uint64_t>* identity) {
   JitDump dump;
-  if (!ReadDump(path, budget, &dump, error, identity)) return nullptr;
-  return FromDump(path, std::move(dump), budget);
+  int fd = -1;
+  if (!ReadDump(path, budget, &dump, &fd, error, identity)) return nullptr;
+  std::unique_ptr<JvmCode> code = FromDump(path, std::move(dump), budget);
+  code->dump_fd_ = fd;
+  return code;
 }
 
 std::unique_ptr<JvmCode> JvmCode::FromDump(const std::string& path, JitDump dump, DumpBudget* budget) {
   std::unique_ptr<JitDump> sidecar = std::make_unique<JitDump>();
+  int sidecar_fd = -1;
   std::string ignored;  // a missing or unreadable sidecar only means no inline records from it
-  if (!ReadDump(path + ".inline", budget, sidecar.get(), &ignored, nullptr)) sidecar.reset();
+  if (!ReadDump(path + ".inline", budget, sidecar.get(), &sidecar_fd, &ignored, nullptr)) sidecar.reset();
   std::unique_ptr<JvmCode> code(new JvmCode(path, std::move(dump), std::move(sidecar)));
+  code->sidecar_fd_ = sidecar_fd;
+  code->budget_ = budget;
   // The method table, read under the same budget (its decoded size is about its file size); a
   // missing or unreadable one only means interpreted frames stay anonymous.
   constexpr uint64_t kMaxTableBytes = 1ull << 30;
@@ -95,6 +105,37 @@ JvmCode::JvmCode(std::string path, JitDump dump, std::unique_ptr<JitDump> sideca
   }
 }
 
+JvmCode::~JvmCode() {
+  if (dump_fd_ >= 0) ::close(dump_fd_);
+  if (sidecar_fd_ >= 0) ::close(sidecar_fd_);
+}
+
+void JvmCode::Decode(JitDump& dump, int fd, int64_t index) {
+  if (index < 0 || fd < 0 || !dump.records[static_cast<size_t>(index)].deferred) return;
+  const bool limited = budget_ != nullptr && budget_->limit != 0;
+  const uint64_t room = limited ? std::max<uint64_t>(budget_->limit - std::min(budget_->used, budget_->limit), 1) : 0;
+  uint64_t used = 0;
+  if (DecodeDeferred(fd, &dump, static_cast<size_t>(index), room, &used).ok()) {
+    if (budget_ != nullptr) budget_->used += used;
+  } else {
+    ++undecoded_;
+  }
+}
+
+void JvmCode::DecodeSideRecords(JitDump& dump, int fd, size_t load_index) {
+  const LoadBody* load = dump.records[load_index].load();
+  if (load == nullptr) return;
+  Decode(dump, fd, load->inline_info);
+  // FindLine takes the lines of a valid inline record that has some; only without them does it
+  // read DEBUG_INFO (which a dump with inline records mostly never needs: most of its size).
+  if (load->inline_info >= 0) {
+    const Record& inline_record = dump.records[static_cast<size_t>(load->inline_info)];
+    const InlineBody* info = inline_record.inline_info();
+    if (inline_record.valid && info != nullptr && !info->lines.empty()) return;
+  }
+  Decode(dump, fd, load->debug_info);
+}
+
 int64_t JvmCode::LoadOfJittedElf(uint64_t code_index, uint64_t* addr) const {
   constexpr uint64_t kTextOffset = 0x80;
   const auto it = by_code_index_.find(code_index);
@@ -111,7 +152,7 @@ bool JvmCode::HasInlineRecord(size_t record) const {
   return load != nullptr && (load->inline_info >= 0 || sidecar_.Match(dump_, record) >= 0);
 }
 
-std::vector<JitLine> JvmCode::Chain(size_t record, uint64_t addr) const {
+std::vector<JitLine> JvmCode::Chain(size_t record, uint64_t addr) {
   std::vector<JitLine> out;
   const LoadBody* load = dump_.records[record].load();
   if (load == nullptr) return out;
@@ -119,6 +160,14 @@ std::vector<JitLine> JvmCode::Chain(size_t record, uint64_t addr) const {
   if (kind != FrameKind::kCompiled) {
     out.push_back(JitLine{load->name, "", 0, kind});
     return out;
+  }
+  // The side records the chain is read from (the load's own, or its copy's in the sidecar),
+  // decoded on their first use.
+  const int64_t copy = load->inline_info < 0 ? sidecar_.Match(dump_, record) : -1;
+  if (copy >= 0) {
+    DecodeSideRecords(*sidecar_dump_, sidecar_fd_, static_cast<size_t>(copy));
+  } else {
+    DecodeSideRecords(dump_, dump_fd_, record);
   }
   // The chain as views into the dumps: each name is copied once, into its JitLine.
   std::vector<InlineFrameView>& chain = chain_scratch_;
@@ -134,6 +183,7 @@ std::vector<JitLine> JvmCode::Chain(size_t record, uint64_t addr) const {
   // No inline record (the agent's inline=off): DEBUG_INFO names the innermost frame's file and
   // line but not its method, so the line goes to the compiled method with that file.
   JitLine line{JavaFrameName(load->name), "", 0, FrameKind::kCompiled};
+  if (copy >= 0) DecodeSideRecords(dump_, dump_fd_, record);
   std::string_view file;
   if (FindLine(dump_, record, addr, &file, &line.line)) line.file = file;
   out.push_back(std::move(line));

@@ -39,7 +39,9 @@ class JvmCode {
  public:
   // Reads and parses `path` (and `path`.inline when present) as files their owner controls
   // (untrusted_file.h): no symlink followed, nothing but a regular file, read through a window
-  // (ParseFile), never more than the budget left. Fails when the file cannot be read, is not a
+  // (ParseFile), never more than the budget left. Their DEBUG_INFO and inline records are
+  // decoded only when Chain first needs them (most loads are never sampled), from the files
+  // kept open, and charged to `budget` then (which must outlive the JvmCode). Fails when the file cannot be read, is not a
   // jitdump or does not fit the budget; `error` says why, naming the path (escaped) and never
   // showing the file's bytes. *identity is the file's (device, inode) when it could be opened.
   static std::unique_ptr<JvmCode> Load(const std::string& path, DumpBudget* budget, std::string* error,
@@ -47,6 +49,9 @@ class JvmCode {
   // The same for a dump already parsed from `path` (its sidecar is read here, within `budget`
   // when given).
   static std::unique_ptr<JvmCode> FromDump(const std::string& path, JitDump dump, DumpBudget* budget = nullptr);
+  ~JvmCode();
+  JvmCode(const JvmCode&) = delete;
+  JvmCode& operator=(const JvmCode&) = delete;
 
   const std::string& path() const { return path_; }
   const JitDump& dump() const { return dump_; }
@@ -70,12 +75,20 @@ class JvmCode {
   // (in the dump or the sidecar) when it has one; else one frame, the load itself, with the
   // DEBUG_INFO line at `addr` (the innermost inlined frame's line, in that frame's file);
   // stubs and the interpreter have no line.
-  std::vector<JitLine> Chain(size_t record, uint64_t addr) const;
+  std::vector<JitLine> Chain(size_t record, uint64_t addr);
   // Whether Chain(record, ...) comes from an inline record.
   bool HasInlineRecord(size_t record) const;
+  // Side records Chain could not decode when it needed them (over the budget, or their file
+  // shrank): their loads' frames have no line or inline chain.
+  uint64_t undecoded() const { return undecoded_; }
 
  private:
   explicit JvmCode(std::string path, JitDump dump, std::unique_ptr<JitDump> sidecar);
+  // Decodes the deferred side records of dump.records[load_index] from `fd`, within budget_:
+  // its inline record, and its DEBUG_INFO when FindLine would read it.
+  void DecodeSideRecords(JitDump& dump, int fd, size_t load_index);
+  // Decodes dump.records[index] (-1: none) when it is deferred.
+  void Decode(JitDump& dump, int fd, int64_t index);
 
   std::string path_;
   JitDump dump_;
@@ -88,6 +101,11 @@ class JvmCode {
   mutable std::vector<InlineFrameView> chain_scratch_;
   uint64_t low_ = 0;
   uint64_t high_ = 0;
+  // The dump and its sidecar, open for their deferred records (-1: none, or all decoded).
+  int dump_fd_ = -1;
+  int sidecar_fd_ = -1;
+  DumpBudget* budget_ = nullptr;
+  uint64_t undecoded_ = 0;
 };
 
 }  // namespace jitdump::report

@@ -19,6 +19,7 @@ struct ProfileReader::Jvm {
   // Its interpreted frames named (when its dump came with a usable method table).
   std::unique_ptr<InterpretedFrames> interpreted;
   uint32_t interpreted_mapping = 0;  // the profile's mapping for them: "[interpreted] DUMP"
+  bool warned_undecoded = false;     // that some of its lines and inline chains were left out
 };
 
 namespace {
@@ -144,6 +145,11 @@ uint32_t ProfileReader::JitLocation(Jvm& jvm, size_t record, uint64_t addr) {
   }
   const uint32_t id = builder_.AddLocation(addr, jvm.mapping, lines);
   jit_locations_.emplace(key, id);
+  if (jvm.code->undecoded() != 0 && !jvm.warned_undecoded) {
+    jvm.warned_undecoded = true;
+    stats_.warnings.push_back(Printable(jvm.code->path()) + ": some lines and inline chains left out (over the " +
+                              "memory budget for the dumps, give more with --dump-memory; or the file shrank)");
+  }
   return id;
 }
 
