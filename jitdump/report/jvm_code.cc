@@ -147,9 +147,17 @@ int64_t JvmCode::LoadOfJittedElf(uint64_t code_index, uint64_t* addr) const {
   return static_cast<int64_t>(it->second);
 }
 
+int64_t JvmCode::SidecarCopy(size_t record) const {
+  if (sidecar_.sidecar() == nullptr) return -1;
+  if (sidecar_copies_.empty()) sidecar_copies_.assign(dump_.records.size(), kNotMatched);
+  int64_t& copy = sidecar_copies_[record];
+  if (copy == kNotMatched) copy = sidecar_.Match(dump_, record);
+  return copy;
+}
+
 bool JvmCode::HasInlineRecord(size_t record) const {
   const LoadBody* load = dump_.records[record].load();
-  return load != nullptr && (load->inline_info >= 0 || sidecar_.Match(dump_, record) >= 0);
+  return load != nullptr && (load->inline_info >= 0 || SidecarCopy(record) >= 0);
 }
 
 std::vector<JitLine> JvmCode::Chain(size_t record, uint64_t addr) {
@@ -161,17 +169,17 @@ std::vector<JitLine> JvmCode::Chain(size_t record, uint64_t addr) {
     out.push_back(JitLine{load->name, "", 0, kind});
     return out;
   }
-  // The side records the chain is read from (the load's own, or its copy's in the sidecar),
-  // decoded on their first use.
-  const int64_t copy = load->inline_info < 0 ? sidecar_.Match(dump_, record) : -1;
+  // The chain as views into the dumps (each name is copied once, into its JitLine), from the
+  // load's own inline record or its copy's in the sidecar, decoded on their first use.
+  std::vector<InlineFrameView>& chain = chain_scratch_;
+  const int64_t copy = load->inline_info < 0 ? SidecarCopy(record) : -1;
   if (copy >= 0) {
     DecodeSideRecords(*sidecar_dump_, sidecar_fd_, static_cast<size_t>(copy));
+    InlineChain(*sidecar_dump_, static_cast<size_t>(copy), addr, &chain);
   } else {
     DecodeSideRecords(dump_, dump_fd_, record);
+    InlineChain(dump_, record, addr, &chain);
   }
-  // The chain as views into the dumps: each name is copied once, into its JitLine.
-  std::vector<InlineFrameView>& chain = chain_scratch_;
-  InlineChain(dump_, sidecar_, record, addr, &chain);
   if (!chain.empty()) {
     out.reserve(chain.size());
     for (size_t k = 0; k < chain.size(); ++k) {

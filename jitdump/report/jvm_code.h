@@ -89,6 +89,8 @@ class JvmCode {
   void DecodeSideRecords(JitDump& dump, int fd, size_t load_index);
   // Decodes dump.records[index] (-1: none) when it is deferred.
   void Decode(JitDump& dump, int fd, int64_t index);
+  // The sidecar's copy of the load at records[record] (SidecarIndex::Match, asked once per load).
+  int64_t SidecarCopy(size_t record) const;
 
   std::string path_;
   JitDump dump_;
@@ -97,6 +99,9 @@ class JvmCode {
   SidecarIndex sidecar_;
   LoadTimeline timeline_;
   std::unordered_map<uint64_t, size_t> by_code_index_;
+  // SidecarCopy's answers by load record (filled on first use); kNotMatched: not asked yet.
+  static constexpr int64_t kNotMatched = -2;
+  mutable std::vector<int64_t> sidecar_copies_;
   // Chain's inline chain, reused from call to call (a JvmCode is used by one thread).
   mutable std::vector<InlineFrameView> chain_scratch_;
   uint64_t low_ = 0;

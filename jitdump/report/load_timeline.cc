@@ -14,14 +14,33 @@ LoadTimeline::LoadTimeline(const JitDump& dump) {
     by_time_.push_back(LoadRef{load->code_addr, end, dump.records[i].timestamp, i});
   }
   // Loads are applied in file order for final_, so do that before sorting by time.
-  for (const LoadRef& load : by_time_) Claim(final_, load, [](const LoadRef& a, const LoadRef& b) {
+  SpanMap spans;
+  for (const LoadRef& load : by_time_) Claim(spans, load, [](const LoadRef& a, const LoadRef& b) {
     return a.record > b.record;
   });
+  final_ = Fixed(spans);
+  spans.clear();
   std::stable_sort(by_time_.begin(), by_time_.end(),
                    [](const LoadRef& a, const LoadRef& b) { return a.timestamp < b.timestamp; });
-  for (const LoadRef& load : by_time_) Claim(earliest_, load, [](const LoadRef& a, const LoadRef& b) {
+  for (const LoadRef& load : by_time_) Claim(spans, load, [](const LoadRef& a, const LoadRef& b) {
     return std::tie(a.timestamp, a.record) < std::tie(b.timestamp, b.record);
   });
+  earliest_ = Fixed(spans);
+}
+
+std::vector<LoadTimeline::FixedSpan> LoadTimeline::Fixed(const SpanMap& map) {
+  std::vector<FixedSpan> spans;
+  spans.reserve(map.size());
+  for (const auto& [start, span] : map) spans.push_back(FixedSpan{start, span.end, span.record});
+  return spans;
+}
+
+int64_t LoadTimeline::Lookup(const std::vector<FixedSpan>& spans, uint64_t addr) {
+  auto it = std::upper_bound(spans.begin(), spans.end(), addr,
+                             [](uint64_t a, const FixedSpan& span) { return a < span.start; });
+  if (it == spans.begin()) return -1;
+  --it;
+  return addr < it->end ? static_cast<int64_t>(it->record) : -1;
 }
 
 template <typename Better>

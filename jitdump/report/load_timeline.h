@@ -76,12 +76,23 @@ class LoadTimeline {
   static int64_t Lookup(const SpanMap& map, uint64_t addr);
   void AdvanceTo(uint64_t time);
 
+  // A span map that no longer changes, as an array sorted by start: a lookup is a binary search
+  // through contiguous memory instead of a walk down a tree of nodes (most JIT frames that miss
+  // the reader's caches look up both of these), and it takes a third of the map's memory.
+  struct FixedSpan {
+    uint64_t start = 0;
+    uint64_t end = 0;  // exclusive
+    size_t record = 0;
+  };
+  static std::vector<FixedSpan> Fixed(const SpanMap& map);
+  static int64_t Lookup(const std::vector<FixedSpan>& spans, uint64_t addr);
+
   std::vector<LoadRef> by_time_;  // every load with code, by (timestamp, file order)
   size_t applied_ = 0;            // by_time_[0, applied_) are in current_
   uint64_t now_ = 0;              // the time current_ describes
   SpanMap current_;               // the latest load in file order among those applied
-  SpanMap earliest_;              // the covering load with the smallest timestamp
-  SpanMap final_;                 // the latest covering load in file order
+  std::vector<FixedSpan> earliest_;  // the covering load with the smallest timestamp
+  std::vector<FixedSpan> final_;     // the latest covering load in file order
   uint64_t rewinds_ = 0;
   uint64_t epoch_ = 0;
 };
