@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -86,13 +87,18 @@ struct Record {
   // A DEBUG_INFO or inline record left undecoded (FileLimits::defer_side_records): its body is
   // empty until DecodeDeferred decodes it from the file.
   bool deferred = false;
-  std::variant<std::monostate, LoadBody, MoveBody, DebugInfoBody, UnwindingBody, InlineBody> body;
+  // The inline record's body is boxed: it is four times the size of the others, and a dump's
+  // records are mostly loads and DEBUG_INFO.
+  std::variant<std::monostate, LoadBody, MoveBody, DebugInfoBody, UnwindingBody, std::unique_ptr<InlineBody>> body;
 
   const LoadBody* load() const { return std::get_if<LoadBody>(&body); }
   const MoveBody* move() const { return std::get_if<MoveBody>(&body); }
   const DebugInfoBody* debug_info() const { return std::get_if<DebugInfoBody>(&body); }
   const UnwindingBody* unwinding() const { return std::get_if<UnwindingBody>(&body); }
-  const InlineBody* inline_info() const { return std::get_if<InlineBody>(&body); }
+  const InlineBody* inline_info() const {
+    const auto* box = std::get_if<std::unique_ptr<InlineBody>>(&body);
+    return box != nullptr ? box->get() : nullptr;
+  }
 };
 
 // "CODE_LOAD", "DEBUG_INFO", "SAMPLY_DEBUG_INFO2", ..., "UNKNOWN" for any other id.

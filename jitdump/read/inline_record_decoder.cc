@@ -262,7 +262,7 @@ void DecodeInlineRecord(const RecordBytes& b, uint64_t off, uint64_t total, Reco
     }
   }
   record.valid = problems.ok();
-  record.body = std::move(info);
+  record.body = std::make_unique<InlineBody>(std::move(info));
 }
 
 }  // namespace jitdump
