@@ -457,6 +457,10 @@ Status ParseFile(int fd, uint64_t size, const FileLimits& limits, JitDump* out, 
     return Status::Error("over the memory budget", 0);
   }
   if (!source.error().ok()) return source.error();
+  // The records grew by doubling (the count cannot be told from the file's size: a JVM's first
+  // loads are stubs, smaller than its later methods), up to twice what they need; copied to
+  // their size, the larger block goes back to the heap for what is allocated next.
+  dump.records.shrink_to_fit();
   return Status::Ok();
 }
 
