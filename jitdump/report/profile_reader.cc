@@ -371,6 +371,17 @@ enum RawFlag : uint8_t {
 
 }  // namespace
 
+void ProfileReader::CountCached(uint8_t flags, uint32_t jvm) {
+  ++stats_.frames;
+  if ((flags & kRawJitArea) && jvm != UINT32_MAX) {
+    stats_.jit_frames += (flags & kRawCounted) != 0;
+    stats_.jit_resolved += (flags & kRawResolved) != 0;
+    stats_.jit_expanded += (flags & kRawExpanded) != 0;
+    stats_.jit_before_load += (flags & kRawBeforeLoad) != 0;
+    stats_.jit_time_resolved += (flags & kRawTimeResolved) != 0;
+  }
+}
+
 void ProfileReader::AddRaw(const StackSample& sample, std::span<const RawFrame> frames, FrameMapper& mapper) {
   if (!Accept(sample)) return;
   int64_t marker = -1;
@@ -380,33 +391,59 @@ void ProfileReader::AddRaw(const StackSample& sample, std::span<const RawFrame> 
   const bool timed = jvm != nullptr && sample.time_ns && options_.times_are_dump_clock;
   const uint64_t generation = mapper.Generation();
   std::optional<uint64_t> epoch;  // the JVM's, asked for once, when a frame depends on it
+  auto epoch_now = [&] {
+    if (!epoch) epoch = jvm->code->timeline().Epoch(*sample.time_ns);
+    return *epoch;
+  };
+  // The frames at the root end that this thread's last sample had too resolve as they did then
+  // when the process's mappings and the JVM are the same (and its code map's epoch, for the JIT
+  // frames timed by it): from `reuse_from` on, once the position there is the same as well.
+  LastStacks::Stack& last = last_stacks_.Slot(sample.tid);
+  size_t shared = 0;
+  if (last.tid == sample.tid && last.pid == sample.pid && last.jvm == jvm_index && last.generation == generation) {
+    shared = LastStacks::CommonRoot(last.frames, frames);
+  }
+  const size_t reuse_from = frames.size() - shared;
   stack_.clear();
+  this_stack_.clear();
   bool after_kernel = false;
   for (size_t i = 0; i < frames.size(); ++i) {
     const bool first = !sample.call_chain || i == 0;
-    const RawFrameCache::Key key{frames[i].ip, sample.pid, static_cast<uint8_t>(frames[i].cpumode),
-                                 static_cast<uint8_t>((first ? 1 : 0) | (after_kernel ? 2 : 0))};
+    const uint8_t position = static_cast<uint8_t>((first ? 1 : 0) | (after_kernel ? 2 : 0));
+    if (i >= reuse_from) {
+      const size_t from = last.frames.size() - (frames.size() - i);
+      const std::span<const LastStacks::Frame> reused(last.frames.data() + from, last.frames.size() - from);
+      bool same = (reused.front().position & ~LastStacks::kReusable) == position;
+      if (same) {
+        for (const LastStacks::Frame& f : reused) {
+          if ((f.flags & kRawTimed) == 0) continue;
+          same = timed && last.has_epoch && epoch_now() == last.epoch;
+          break;
+        }
+      }
+      if (same) {
+        for (const LastStacks::Frame& f : reused) {
+          CountCached(f.flags, jvm_index);
+          stack_.push_back(f.location);
+        }
+        this_stack_.insert(this_stack_.end(), reused.begin(), reused.end());
+        break;
+      }
+    }
+    const RawFrameCache::Key key{frames[i].ip, sample.pid, static_cast<uint8_t>(frames[i].cpumode), position};
     RawFrameCache::Entry* e = raw_frames_.Find(key);
     bool trusted = e != nullptr && (!(e->flags & kRawJitArea) || e->jvm == jvm_index);
-    if (trusted && (e->flags & kRawTimed)) {
-      if (!epoch && timed) epoch = jvm->code->timeline().Epoch(*sample.time_ns);
-      trusted = timed && e->epoch == *epoch;
-    }
+    if (trusted && (e->flags & kRawTimed)) trusted = timed && e->epoch == epoch_now();
     if (trusted && e->generation != generation) {
       trusted = mapper.Unchanged(frames[i], e->generation);
       if (trusted && generation <= UINT32_MAX) e->generation = static_cast<uint32_t>(generation);
     }
     if (trusted) {
-      ++stats_.frames;
-      if ((e->flags & kRawJitArea) && e->jvm != UINT32_MAX) {
-        stats_.jit_frames += (e->flags & kRawCounted) != 0;
-        stats_.jit_resolved += (e->flags & kRawResolved) != 0;
-        stats_.jit_expanded += (e->flags & kRawExpanded) != 0;
-        stats_.jit_before_load += (e->flags & kRawBeforeLoad) != 0;
-        stats_.jit_time_resolved += (e->flags & kRawTimeResolved) != 0;
-      }
+      CountCached(e->flags, jvm_index);
       stack_.push_back(e->location);
       after_kernel = (e->flags & kRawKernel) != 0;
+      this_stack_.push_back(LastStacks::Frame{frames[i].ip, e->location, frames[i].cpumode, e->flags,
+                                              static_cast<uint8_t>(position | LastStacks::kReusable)});
       continue;
     }
     const StackFrame frame = mapper.Map(frames[i]);
@@ -414,6 +451,14 @@ void ProfileReader::AddRaw(const StackSample& sample, std::span<const RawFrame> 
     Count(r);
     stack_.push_back(r.location);
     after_kernel = r.kernel;
+    if (r.timed && !epoch) epoch = r.hit.epoch;  // the sample's (Resolve asked the timeline)
+    const uint8_t flags = static_cast<uint8_t>(
+        (r.kernel ? kRawKernel : 0) | (r.jit_area ? kRawJitArea : 0) | (r.timed ? kRawTimed : 0) |
+        (r.hit.counted ? kRawCounted : 0) | (r.hit.resolved ? kRawResolved : 0) |
+        (r.hit.expanded ? kRawExpanded : 0) | (r.hit.before_load ? kRawBeforeLoad : 0) |
+        (r.hit.time_resolved ? kRawTimeResolved : 0));
+    this_stack_.push_back(LastStacks::Frame{frames[i].ip, r.location, frames[i].cpumode, flags,
+                                            static_cast<uint8_t>(position | (r.cacheable ? LastStacks::kReusable : 0))});
     // An entry keeps generations and epochs in 32 bits: past that, frames are not cached.
     if (!r.cacheable || generation > UINT32_MAX || r.hit.epoch > UINT32_MAX) continue;
     RawFrameCache::Entry& entry = raw_frames_.Insert(key);
@@ -421,12 +466,15 @@ void ProfileReader::AddRaw(const StackSample& sample, std::span<const RawFrame> 
     entry.jvm = jvm_index;
     entry.generation = static_cast<uint32_t>(generation);
     entry.epoch = static_cast<uint32_t>(r.hit.epoch);
-    entry.flags = static_cast<uint8_t>(
-        (r.kernel ? kRawKernel : 0) | (r.jit_area ? kRawJitArea : 0) | (r.timed ? kRawTimed : 0) |
-        (r.hit.counted ? kRawCounted : 0) | (r.hit.resolved ? kRawResolved : 0) |
-        (r.hit.expanded ? kRawExpanded : 0) | (r.hit.before_load ? kRawBeforeLoad : 0) |
-        (r.hit.time_resolved ? kRawTimeResolved : 0));
+    entry.flags = flags;
   }
+  last.tid = sample.tid;
+  last.pid = sample.pid;
+  last.jvm = jvm_index;
+  last.generation = generation;
+  last.has_epoch = epoch.has_value();
+  last.epoch = epoch.value_or(0);
+  last.frames.swap(this_stack_);
   Finish(sample, process);
 }
 
@@ -458,6 +506,8 @@ Profile ProfileReader::Take() {
   jit_frames_.clear();
   decltype(jit_cache_)().swap(jit_cache_);
   raw_frames_.clear();
+  last_stacks_.clear();
+  decltype(this_stack_)().swap(this_stack_);
   decltype(mappings_)().swap(mappings_);
   process_ids_.clear();
   return builder_.Take();

@@ -23,6 +23,7 @@
 #include "jitdump/report/flat_index.h"
 #include "jitdump/report/interpreted_frames.h"
 #include "jitdump/report/jvm_code.h"
+#include "jitdump/report/last_stacks.h"
 #include "jitdump/report/perf_script.h"
 #include "jitdump/report/process_map.h"
 #include "jitdump/report/profile.h"
@@ -109,6 +110,7 @@ class ProfileReader final : public ScriptSink {
     options_.return_addresses_adjusted = return_addresses_adjusted;
     options_.times_are_dump_clock = times_are_dump_clock;
     raw_frames_.clear();  // resolved under the shape before
+    last_stacks_.clear();
   }
   // Names the frames that come without a symbol (perf.data's); not owned, may be null.
   void set_native_symbols(NativeSymbols* symbols) { native_symbols_ = symbols; }
@@ -166,6 +168,8 @@ class ProfileReader final : public ScriptSink {
   // or not (which say whether it is where the CPU was or a return address).
   Resolved Resolve(const StackSample& sample, const StackFrame& frame, bool first, bool after_kernel, Jvm* jvm);
   void Count(const Resolved& resolved);
+  // A frame AddRaw resolved before, with the flags it kept (RawFlag), for JVM `jvm`.
+  void CountCached(uint8_t flags, uint32_t jvm);
   void Finish(const StackSample& sample, uint32_t process);
   uint32_t JitLocation(Jvm& jvm, size_t record, uint64_t addr);
   uint32_t InterpretedLocation(Jvm& jvm, const StackFrame& frame);
@@ -191,6 +195,8 @@ class ProfileReader final : public ScriptSink {
   FlatIndex native_frames_;            // (file address, dso) -> location
   FlatIndex jit_frames_;               // (address, jvm) -> index into jit_cache_
   RawFrameCache raw_frames_;           // AddRaw's frames
+  LastStacks last_stacks_;             // AddRaw's last stack of each thread
+  std::vector<LastStacks::Frame> this_stack_;  // the sample AddRaw resolves, becoming its thread's last
   std::vector<JitFrame> jit_cache_;
   std::unordered_map<uint32_t, uint32_t> mappings_;  // dso id -> profile mapping
   DsoTable dsos_;

@@ -54,19 +54,28 @@ bool KeepFirst(const SymbolTable::Symbol& a, const SymbolTable::Symbol& b, NameO
 }  // namespace
 
 const SymbolTable::Symbol* SymbolTable::Find(uint64_t address) const {
-  if (sorted_) {
-    // No two symbols overlap: the last one starting at or before the address is the only one
-    // that can cover it (a symbol of size 0 covers its start).
-    auto it = std::upper_bound(symbols_.begin(), symbols_.end(), address,
-                               [](uint64_t value, const Symbol& s) { return value < s.start; });
-    if (it == symbols_.begin()) return nullptr;
-    --it;
-    return address < it->end || (address == it->end && address == it->start) ? &*it : nullptr;
+  if (!sorted_) return TreeFind(symbols_, root_, address);
+  if (!pieces_.empty() && address >= pieces_.front().start) {
+    // Inside a stretch that overlapping symbols cover: what perf's tree names there.
+    auto piece = std::upper_bound(pieces_.begin(), pieces_.end(), address,
+                                  [](uint64_t value, const Piece& p) { return value < p.start; });
+    --piece;
+    if (piece->symbol != kOutside) return piece->symbol == kNone ? nullptr : &symbols_[piece->symbol];
   }
+  // No two symbols overlap here: the last one starting at or before the address is the only
+  // one that can cover it (a symbol of size 0 covers its start).
+  auto it = std::upper_bound(symbols_.begin(), symbols_.end(), address,
+                             [](uint64_t value, const Symbol& s) { return value < s.start; });
+  if (it == symbols_.begin()) return nullptr;
+  --it;
+  return address < it->end || (address == it->end && address == it->start) ? &*it : nullptr;
+}
+
+const SymbolTable::Symbol* SymbolTable::TreeFind(const std::vector<Symbol>& nodes, uint32_t root, uint64_t address) {
   // perf's symbols__find: the first symbol on the search path that covers the address.
-  uint32_t node = root_;
+  uint32_t node = root;
   while (node != kNone) {
-    const Symbol& s = symbols_[node];
+    const Symbol& s = nodes[node];
     if (address < s.start) {
       node = s.left;
     } else if (address > s.end || (address == s.end && address != s.start)) {
@@ -184,12 +193,78 @@ bool SymbolTable::Builder::Overlapping() const {
   return false;
 }
 
+std::vector<SymbolTable::Piece> SymbolTable::Builder::OverlapPieces() const {
+  // Stretches: runs of symbols (in start order) each of which starts before the run's furthest
+  // end so far, or where the one before starts. Outside them at most one symbol covers an
+  // address, and the tree finds it: its search passes the last symbol that starts at or before
+  // the address, which is then the covering one. Inside, the tree's answer changes only at a
+  // start or an end of the run's symbols (every comparison it makes is constant between them),
+  // so it is asked at each of those and one past it.
+  std::vector<Piece> pieces;
+  std::vector<uint64_t> bounds;
+  for (size_t first = 0; first < order_.size();) {
+    uint64_t furthest = symbols_[order_[first]].end;
+    size_t next = first + 1;
+    while (next < order_.size() && (symbols_[order_[next]].start < furthest ||
+                                    symbols_[order_[next]].start == symbols_[order_[next - 1]].start)) {
+      furthest = std::max(furthest, symbols_[order_[next]].end);
+      ++next;
+    }
+    if (next - first > 1) {
+      bounds.clear();
+      for (size_t i = first; i < next; ++i) {
+        bounds.push_back(symbols_[order_[i]].start);
+        bounds.push_back(symbols_[order_[i]].end);
+      }
+      std::sort(bounds.begin(), bounds.end());
+      bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+      auto answer = [this](uint64_t address) {
+        const Symbol* s = TreeFind(symbols_, root_, address);
+        return s == nullptr ? kNone : static_cast<uint32_t>(s - symbols_.data());
+      };
+      // The stretch ends at its furthest end (the last bound). When the next symbol starts
+      // there, no symbol of the stretch covers that address (each ends there or before and
+      // starts before it): the sorted symbols answer from there on.
+      const bool next_starts_there = next < order_.size() && symbols_[order_[next]].start == furthest;
+      for (size_t b = 0; b < bounds.size(); ++b) {
+        const bool last = b + 1 == bounds.size();
+        if (last && next_starts_there) {
+          pieces.push_back(Piece{bounds[b], kOutside});
+          break;
+        }
+        pieces.push_back(Piece{bounds[b], answer(bounds[b])});
+        const uint64_t after = bounds[b] + 1;
+        if (after == 0) break;  // the top of the address space
+        if (!last) {
+          if (after < bounds[b + 1]) pieces.push_back(Piece{after, answer(after)});
+        } else {
+          pieces.push_back(Piece{after, kOutside});  // past the stretch
+        }
+      }
+    }
+    first = next;
+  }
+  return pieces;
+}
+
 SymbolTable SymbolTable::Builder::Build() {
   Sort();
   SymbolTable table;
-  if (!always_tree_ && !Overlapping()) {
+  if (!always_tree_) {
+    if (Overlapping()) {
+      Replay();
+      table.pieces_ = OverlapPieces();
+    }
+    // The live symbols by start (symbols_ indexes -> table indexes for the pieces).
+    std::vector<uint32_t> index(table.pieces_.empty() ? 0 : symbols_.size(), kNone);
     table.symbols_.reserve(order_.size());
-    for (uint32_t symbol : order_) table.symbols_.push_back(symbols_[symbol]);
+    for (uint32_t symbol : order_) {
+      if (!index.empty()) index[symbol] = static_cast<uint32_t>(table.symbols_.size());
+      table.symbols_.push_back(symbols_[symbol]);
+    }
+    for (Piece& piece : table.pieces_) {
+      if (piece.symbol != kNone && piece.symbol != kOutside) piece.symbol = index[piece.symbol];
+    }
     table.sorted_ = true;
   } else {
     Replay();

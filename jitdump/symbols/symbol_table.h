@@ -14,7 +14,11 @@
 // sequence of insertions and removals as perf's (Linux's rbtree, equal starts to the right),
 // searched as perf's symbols__find searches it. Where no two symbols overlap (kallsyms, most
 // files), at most one symbol covers an address and any search finds it: the table is then the
-// symbols sorted by start, binary-searched, and the tree is never built.
+// symbols sorted by start, binary-searched, and the tree is never built. Where some do, the tree
+// is built once to learn what it names in each stretch of addresses that overlapping symbols
+// cover (its answer changes only at their starts and ends), and the table keeps those answers
+// beside the sorted symbols: a lookup is one or two binary searches over arrays, not a walk of
+// a tree of 40-byte nodes scattered by their order in the ELF file (a cache miss per level).
 // Addresses are whatever space the caller builds the table in (perf's: file offsets for user
 // space, kernel addresses for kallsyms). Memory: 40 bytes per symbol plus its name.
 #pragma once
@@ -48,6 +52,16 @@ class SymbolTable {
   };
   static constexpr uint32_t kNone = UINT32_MAX;
 
+ private:
+  // From `start` up to the next piece's start, perf's tree names `symbol` (an index into
+  // symbols_; kNone: nothing; kOutside: the stretch is no overlap, the sorted symbols answer).
+  struct Piece {
+    uint64_t start = 0;
+    uint32_t symbol = kNone;
+  };
+  static constexpr uint32_t kOutside = kNone - 1;
+
+ public:
   // The symbol covering `address`, or nullptr.
   const Symbol* Find(uint64_t address) const;
   std::string_view Name(const Symbol& symbol) const;
@@ -56,8 +70,11 @@ class SymbolTable {
   // symbol); a sorted table holds the live ones only.
   const std::vector<Symbol>& symbols() const { return symbols_; }
   size_t bytes() const { return symbols_.capacity() * sizeof(Symbol) + names_.capacity(); }
-  // Whether the table is perf's tree (some symbols overlap), not a sorted array.
+  // Whether the table is searched as perf's tree (Builder::set_always_tree), not as sorted
+  // symbols and, where they overlap, the tree's answers.
   bool is_tree() const { return !sorted_; }
+  // Whether some symbols overlap (the tree's answers are kept for them).
+  bool has_overlaps() const { return !pieces_.empty(); }
 
   // Builds a table the way perf fills its symbol tree: symbols are added in passes (one per
   // symbol table read), each pass ends with perf's fix-ups over everything added so far. The
@@ -78,13 +95,17 @@ class SymbolTable {
     size_t size() const { return live_; }
     // The name perf compares when two symbols start together: the demangled one.
     std::string DisplayName(const Symbol& symbol) const;
-    // Tests: build perf's tree even when no symbols overlap.
+    // Tests: build perf's tree even when no symbols overlap, and search it (what the sorted
+    // symbols and the tree's kept answers must equal).
     void set_always_tree(bool on) { always_tree_ = on; }
 
    private:
     // Merges the symbols added since into order_.
     void Sort();
     bool Overlapping() const;
+    // What the tree (built) names in every stretch of addresses that overlapping symbols cover,
+    // as pieces over the builder's symbol indexes.
+    std::vector<Piece> OverlapPieces() const;
     // Perf's tree, from the insertions and removals as they happened.
     void Replay();
     void Insert(uint32_t node);
@@ -110,7 +131,11 @@ class SymbolTable {
   };
 
  private:
+  // perf's symbols__find over the tree of `nodes` from `root`.
+  static const Symbol* TreeFind(const std::vector<Symbol>& nodes, uint32_t root, uint64_t address);
+
   std::vector<Symbol> symbols_;
+  std::vector<Piece> pieces_;  // by start; empty when no symbols overlap
   uint32_t root_ = kNone;
   size_t live_ = 0;
   std::string names_;
