@@ -97,6 +97,31 @@ TEST(FlameTreeTest, LinesPerNodeMostSamplesFirst) {
   EXPECT_EQ(next, tree.lines.size());
 }
 
+// The tree is built from the samples in the order of their paths: a stack that is a prefix of
+// another's, and different locations (addresses, lines, inline chains) of one function under one
+// parent, still make one node per distinct path, each sample counted once on every frame.
+TEST(FlameTreeTest, PathsThatShareFramesAcrossLocationsMerge) {
+  ProfileBuilder builder;
+  const uint32_t a = builder.AddFunction("a", "A.java", FrameKind::kCompiled);
+  const uint32_t b = builder.AddFunction("b", "B.java", FrameKind::kCompiled);
+  const uint32_t c = builder.AddFunction("c", "C.java", FrameKind::kInlined);
+  const uint32_t process = builder.AddProcess(1, "java", "");
+  const uint32_t a1 = builder.AddLocation(0x10, 0, {Line{a, 1}});
+  const uint32_t a2 = builder.AddLocation(0x20, 0, {Line{a, 2}});
+  const uint32_t b5 = builder.AddLocation(0x30, 0, {Line{b, 5}});
+  const uint32_t c_in_b = builder.AddLocation(0x40, 0, {Line{c, 7}, Line{b, 6}});
+  builder.AddSample({b5, a1}, process, "t1", 2, 0);
+  builder.AddSample({a1}, process, "t1", 3, 0);  // a prefix of the stack above
+  builder.AddSample({c_in_b, a2}, process, "t2", 4, 0);
+  builder.AddSample({b5, a2}, process, "t1", 1, 0);
+  builder.AddSample({b5, a1}, process, "t2", 5, 0);  // the first stack again, another thread
+  const FlameTree tree = BuildFlameTree(builder.Take(), FlameGraphOptions{});
+  EXPECT_EQ(Shape(tree), (std::vector<std::string>{"all@0=15", "a@1=15", "b@2=12", "c@3=4"}));
+  EXPECT_EQ(LinesOf(tree, Find(tree, "a", 1)), (std::vector<std::string>{"1:10", "2:5"}));
+  EXPECT_EQ(LinesOf(tree, Find(tree, "b", 2)), (std::vector<std::string>{"5:8", "6:4"}));
+  EXPECT_EQ(LinesOf(tree, Find(tree, "c", 3)), (std::vector<std::string>{"7:4"}));
+}
+
 TEST(FlameTreeTest, FramesAreSortedByNameSoIndexIsRank) {
   const FlameTree tree = BuildFlameTree(testing::InlineDemoProfile(), FlameGraphOptions{});
   for (size_t i = 1; i < tree.frames.size(); ++i) EXPECT_LE(tree.frames[i - 1].name, tree.frames[i].name);

@@ -4,8 +4,11 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <span>
 #include <string_view>
 #include <unordered_map>
+
+#include "jitdump/report/sequence_sort.h"
 
 namespace jitdump::report {
 namespace {
@@ -63,9 +66,9 @@ std::string ProcessFrameName(const Process& process) {
          "]";
 }
 
-// The tree under construction. Finding a node's child by frame is the hot path (once per frame
-// per distinct stack), so children are found through one open-addressing table of node indexes
-// keyed by (parent, frame), not a node-based map: millions of nodes, no allocation per node.
+// The tree under construction. Children are found by frame through one open-addressing table of
+// node indexes keyed by (parent, frame), not a node-based map: millions of nodes, no allocation
+// per node. AddSamples looks up only the frames where a sample's path leaves the one before it.
 class TreeBuilder {
  public:
   TreeBuilder(uint32_t root_frame) : slots_(1024, kNone) { nodes_.push_back(BuildNode{root_frame, kNone, 0}); }
@@ -156,34 +159,108 @@ class PseudoFrames {
   std::vector<uint32_t> unknown_;    // by location index
 };
 
-void AddSamples(const Profile& profile, const FlameGraphOptions& options, FrameTable& frames, TreeBuilder& tree) {
-  const bool process_level = options.process_level || profile.processes.size() > 1;
-  PseudoFrames pseudo(profile, frames);
-  for (const Sample& sample : profile.samples) {
-    uint32_t node = 0;
-    tree.Count(node, sample.count, 0);
-    if (process_level) {
-      node = tree.Child(node, pseudo.Process(sample.process));
-      tree.Count(node, sample.count, 0);
-    }
-    if (options.thread_level) {
-      node = tree.Child(node, pseudo.Thread(sample.thread));
-      tree.Count(node, sample.count, 0);
-    }
-    // Samples list locations leaf first and lines innermost first: walk both backwards.
-    for (auto loc = sample.locations.rbegin(); loc != sample.locations.rend(); ++loc) {
-      const Location& location = profile.locations[*loc];
-      if (location.lines.empty()) {
-        node = tree.Child(node, pseudo.Unknown(*loc));
-        tree.Count(node, sample.count, 0);
-        continue;
-      }
-      for (auto line = location.lines.rbegin(); line != location.lines.rend(); ++line) {
-        node = tree.Child(node, line->function);
-        tree.Count(node, sample.count, line->line);
+// Each sample's path below the root as tokens, root first: its process's and thread's pseudo
+// frames when the graph has those levels, then its locations outermost first (a location stands
+// for its whole inline chain, or for its unknown frame). Equal tokens give equal frames, so
+// samples sorted by their tokens walk the tree in order: a sample shares the nodes of the
+// sample before it up to their first different token.
+class SamplePaths {
+ public:
+  SamplePaths(const Profile& profile, const FlameGraphOptions& options, PseudoFrames& pseudo) {
+    const bool process_level = options.process_level || profile.processes.size() > 1;
+    levels_ = size_t{process_level} + size_t{options.thread_level};
+    size_t total = 0;
+    for (const Sample& sample : profile.samples) total += levels_ + sample.locations.size();
+    tokens_.reserve(total);
+    begin_.reserve(profile.samples.size() + 1);
+    for (const Sample& sample : profile.samples) {
+      begin_.push_back(static_cast<uint32_t>(tokens_.size()));
+      // The pseudo frames are made in the order the samples name them, as frame ids break ties
+      // between frames of one name, kind and file when they are ranked.
+      if (process_level) tokens_.push_back(pseudo.Process(sample.process));
+      if (options.thread_level) tokens_.push_back(pseudo.Thread(sample.thread));
+      for (auto loc = sample.locations.rbegin(); loc != sample.locations.rend(); ++loc) {
+        if (profile.locations[*loc].lines.empty()) pseudo.Unknown(*loc);
+        tokens_.push_back(*loc);
       }
     }
+    begin_.push_back(static_cast<uint32_t>(tokens_.size()));
   }
+
+  size_t levels() const { return levels_; }
+  std::span<const uint32_t> Tokens(uint32_t sample) const {
+    return std::span<const uint32_t>(tokens_.data() + begin_[sample], begin_[sample + 1] - begin_[sample]);
+  }
+  // The samples in the order of their token sequences.
+  std::vector<uint32_t> Sorted() const {
+    std::vector<uint32_t> order(begin_.size() - 1);
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    SortSequences(order.data(), order.data() + order.size(), 0, [this](uint32_t sample, size_t depth) {
+      return depth < begin_[sample + 1] - begin_[sample] ? int64_t{tokens_[begin_[sample] + depth]} : int64_t{-1};
+    });
+    return order;
+  }
+
+ private:
+  size_t levels_ = 0;
+  std::vector<uint32_t> tokens_;  // every sample's tokens, sample after sample
+  std::vector<uint32_t> begin_;   // sample i's tokens: tokens_[begin_[i], begin_[i + 1])
+};
+
+// Adds the samples in the order of their paths. The nodes of the path so far stay on a stack, so
+// only the frames after the first token that differs from the previous sample's are looked up;
+// and the samples are counted once per token of that walk, not once per frame of each sample:
+// a token's samples are summed while the walk stays below it and added to its frames when the
+// walk leaves it (then to the token above it).
+void AddSamples(const Profile& profile, const FlameGraphOptions& options, FrameTable& frames, TreeBuilder& tree) {
+  PseudoFrames pseudo(profile, frames);
+  const SamplePaths paths(profile, options, pseudo);
+  struct Frame {
+    uint32_t node;
+    uint32_t line;
+  };
+  struct Token {
+    uint32_t end;  // its frames are path[the previous token's end, end)
+    uint64_t samples = 0;
+  };
+  std::vector<Frame> path;
+  std::vector<Token> open;  // the tokens of the path so far
+  uint64_t root = 0;
+  // Leaves the last token of the path: its samples go to its frames and to the token above it.
+  auto close = [&] {
+    const Token token = open.back();
+    open.pop_back();
+    const uint32_t first = open.empty() ? 0 : open.back().end;
+    for (uint32_t f = first; f < token.end; ++f) tree.Count(path[f].node, token.samples, path[f].line);
+    path.resize(first);
+    (open.empty() ? root : open.back().samples) += token.samples;
+  };
+  std::span<const uint32_t> previous;
+  for (const uint32_t s : paths.Sorted()) {
+    const Sample& sample = profile.samples[s];
+    const std::span<const uint32_t> tokens = paths.Tokens(s);
+    size_t shared = 0;
+    while (shared < tokens.size() && shared < previous.size() && tokens[shared] == previous[shared]) ++shared;
+    while (open.size() > shared) close();
+    for (size_t k = shared; k < tokens.size(); ++k) {
+      uint32_t node = path.empty() ? 0 : path.back().node;
+      if (k < paths.levels()) {
+        path.push_back(Frame{tree.Child(node, tokens[k]), 0});
+      } else if (const Location& location = profile.locations[tokens[k]]; location.lines.empty()) {
+        path.push_back(Frame{tree.Child(node, pseudo.Unknown(tokens[k])), 0});
+      } else {
+        for (auto line = location.lines.rbegin(); line != location.lines.rend(); ++line) {
+          node = tree.Child(node, line->function);
+          path.push_back(Frame{node, line->line});
+        }
+      }
+      open.push_back(Token{static_cast<uint32_t>(path.size())});
+    }
+    (open.empty() ? root : open.back().samples) += sample.count;
+    previous = tokens;
+  }
+  while (!open.empty()) close();
+  tree.Count(0, root, 0);
 }
 
 // Ranks the frames the kept nodes use by (name, kind, file) and renumbers them densely.
