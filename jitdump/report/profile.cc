@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "jitdump/report/flat_index.h"
+
 namespace jitdump::report {
 namespace {
 
@@ -28,12 +30,6 @@ uint64_t Finish(uint64_t h) {
   h ^= h >> 29;
   h *= 0xbf58476d1ce4e5b9ull;
   return h ^ (h >> 32);
-}
-
-uint64_t StackHash(const std::vector<uint32_t>& locations, uint32_t process, uint32_t thread) {
-  uint64_t h = Mix(0x6a09e667f3bcc908ull, uint64_t{process} << 32 | thread);
-  for (uint32_t l : locations) h = Mix(h, l);
-  return Finish(h);
 }
 
 }  // namespace
@@ -126,41 +122,37 @@ uint32_t ProfileBuilder::AddProcess(uint32_t pid, std::string_view command, std:
 }
 
 uint32_t ProfileBuilder::ThreadId(std::string_view thread) {
+  ThreadMemo& memo = thread_memo_[MixBits(reinterpret_cast<uintptr_t>(thread.data())) % thread_memo_.size()];
+  // The bytes are compared too: a caller may reuse a buffer for another name.
+  if (memo.data != nullptr && memo.data == thread.data() && thread_names_[memo.id] == thread) return memo.id;
   const auto it = thread_ids_.find(thread);
-  if (it != thread_ids_.end()) return it->second;
-  const uint32_t id = static_cast<uint32_t>(thread_names_.size());
-  thread_names_.emplace_back(thread);
-  thread_ids_.emplace(std::string(thread), id);
+  uint32_t id;
+  if (it != thread_ids_.end()) {
+    id = it->second;
+  } else {
+    id = static_cast<uint32_t>(thread_names_.size());
+    thread_names_.emplace_back(thread);
+    thread_ids_.emplace(std::string(thread), id);
+  }
+  memo = ThreadMemo{thread.data(), id};
   return id;
 }
 
 void ProfileBuilder::AddSample(const std::vector<uint32_t>& locations, uint32_t process, std::string_view thread,
                                uint64_t count, uint64_t nanos) {
-  const uint32_t thread_id = ThreadId(thread);
-  bool inserted;
-  const uint32_t id = Intern(stack_slots_, stacks_.size(), StackHash(locations, process, thread_id), &inserted,
-                             [&](uint32_t i) {
-                               const Stack& s = stacks_[i];
-                               return s.process == process && s.thread == thread_id && s.size == locations.size() &&
-                                      std::equal(locations.begin(), locations.end(), stack_locations_.begin() + s.first);
-                             });
-  if (inserted) {
-    stacks_.push_back(Stack{static_cast<uint32_t>(stack_locations_.size()), static_cast<uint32_t>(locations.size()),
-                            process, thread_id, 0, 0});
-    stack_locations_.insert(stack_locations_.end(), locations.begin(), locations.end());
-  }
-  Stack& stack = stacks_[id];
-  stack.count += count;
-  stack.nanos += nanos;
+  stacks_.Add(locations, process, ThreadId(thread), count, nanos);
 }
 
 Profile ProfileBuilder::Take() {
   Profile out = std::move(profile_);
   out.samples.reserve(out.samples.size() + stacks_.size());
-  for (const Stack& s : stacks_) {
-    const auto first = stack_locations_.begin() + s.first;
-    out.samples.push_back(Sample{std::vector<uint32_t>(first, first + s.size), s.process, thread_names_[s.thread],
-                                 s.count, s.nanos});
+  for (size_t i = 0; i < stacks_.size(); ++i) {
+    Sample& sample = out.samples.emplace_back();
+    const StackTable::Stack stack = stacks_.Get(i, &sample.locations);
+    sample.process = stack.process;
+    sample.thread = thread_names_[stack.thread];
+    sample.count = stack.count;
+    sample.nanos = stack.nanos;
   }
   *this = ProfileBuilder();
   return out;

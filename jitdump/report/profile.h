@@ -8,12 +8,15 @@
 // No perf, no files, no JVMTI here: plain data and the interning that keeps it small.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include "jitdump/report/stack_table.h"
 
 namespace jitdump::report {
 
@@ -115,7 +118,7 @@ class ProfileBuilder {
  private:
   // Open addressing over item indexes, each slot with the item's hash: an item already seen
   // costs a hash and one comparison, no allocation (functions and locations are interned once
-  // per distinct frame of a recording, samples once per sample).
+  // per distinct frame of a recording).
   struct Slot {
     uint64_t hash = 0;
     uint32_t index = UINT32_MAX;  // UINT32_MAX: empty
@@ -123,18 +126,6 @@ class ProfileBuilder {
   template <typename Equal>
   static uint32_t Intern(std::vector<Slot>& slots, size_t count, uint64_t hash, bool* inserted, Equal equal);
 
-  // A distinct (process, thread, stack) while the profile is built: its locations in one
-  // array with every other's, its thread an index into thread_names_. Profile::samples, a
-  // vector and a string each, are made once in Take(): a sample that repeats one costs a hash
-  // and a comparison of flat arrays, no pointer to follow and no allocation.
-  struct Stack {
-    uint32_t first = 0;  // index of its leaf in stack_locations_
-    uint32_t size = 0;
-    uint32_t process = 0;
-    uint32_t thread = 0;
-    uint64_t count = 0;
-    uint64_t nanos = 0;
-  };
   struct StringHash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
@@ -145,10 +136,18 @@ class ProfileBuilder {
   std::vector<Slot> function_slots_;
   std::unordered_map<std::string, uint32_t> mapping_ids_;
   std::vector<Slot> location_slots_;
-  std::vector<Slot> stack_slots_;  // by (process, thread, locations)
-  std::vector<Stack> stacks_;
-  std::vector<uint32_t> stack_locations_;
+  // The distinct (process, thread, stack)s while the profile is built, the thread an index into
+  // thread_names_. Profile::samples, a vector and a string each, are made once in Take().
+  StackTable stacks_;
   std::vector<std::string> thread_names_;
+  // ThreadId's answers by where the name's bytes were: a sample's thread name is a view of the
+  // same string sample after sample (perf.data's comm of that thread), so a repeated name costs
+  // a comparison instead of hashing it; threads that interleave keep their own entries.
+  struct ThreadMemo {
+    const char* data = nullptr;
+    uint32_t id = 0;
+  };
+  std::array<ThreadMemo, 256> thread_memo_{};
   std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> thread_ids_;
 };
 

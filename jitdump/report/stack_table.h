@@ -1,0 +1,83 @@
+// The distinct stacks of a profile while it is built: each (process, thread, stack of location
+// indexes) once, with the samples and CPU time counted for it, in the order first added.
+//
+// Every sample of a recording comes here, so what a sample costs is what matters: a stack seen
+// before costs a hash, one probe of a table of 8-byte slots and one comparison of a record that
+// holds everything about the stack (its counts, process, thread and locations) in one place, so
+// a repeated sample touches two places in memory and allocates nothing.
+//
+// And every distinct stack is kept until the profile is made, at the report's peak of memory,
+// so they are kept small: the locations in 16 bits each when all of a stack's fit (a recording
+// rarely has 65,536 distinct locations: the 37.5 MB reference one has 52,419), else 32; the
+// records in 1 MiB chunks that are never copied to grow (no vector doubling: no second copy, no
+// spare capacity).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace jitdump::report {
+
+class StackTable {
+ public:
+  struct Stack {
+    uint32_t process = 0;
+    uint32_t thread = 0;
+    uint64_t count = 0;
+    uint64_t nanos = 0;
+  };
+
+  // Adds `count` samples and `nanos` of CPU time to the stack (leaf first), made when new.
+  void Add(std::span<const uint32_t> locations, uint32_t process, uint32_t thread, uint64_t count, uint64_t nanos);
+
+  // Distinct stacks so far.
+  size_t size() const { return records_.size(); }
+  // Bytes their records take (headers, locations, padding, and the unused ends of chunks).
+  uint64_t record_bytes() const { return end_; }
+  // The `i`th stack made (0 first), its locations into `locations` (replacing what it held).
+  Stack Get(size_t i, std::vector<uint32_t>* locations) const;
+
+ private:
+  // A record in the chunks, 8-byte aligned: this header, then the `frames` locations, `bytes`
+  // of them (2 or 4 each).
+  struct Header {
+    uint64_t count;
+    uint64_t nanos;
+    uint32_t process;
+    uint32_t thread;
+    uint32_t frames;
+    uint32_t bytes;
+  };
+  // A slot of the open-addressing table: the low 32 bits of the stack's hash (which also pick
+  // the slot, so the table grows without rehashing a record) and its record's offset in 8-byte
+  // units, kEmpty when the slot is free.
+  struct Slot {
+    uint32_t hash = 0;
+    uint32_t record = kEmpty;
+  };
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  static constexpr size_t kChunkBytes = size_t{1} << 20;
+
+  const Header* HeaderAt(uint64_t offset) const {
+    return reinterpret_cast<const Header*>(units_[offset / kChunkBytes] + offset % kChunkBytes);
+  }
+  Header* HeaderAt(uint64_t offset) {
+    return reinterpret_cast<Header*>(units_[offset / kChunkBytes] + offset % kChunkBytes);
+  }
+  // Room for a record of `size` bytes (a multiple of 8) after the last one; its offset.
+  uint64_t Allocate(size_t size);
+  void Grow();
+
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> records_;  // each stack's record offset in 8-byte units, first made first
+  std::vector<std::unique_ptr<uint8_t[]>> chunks_;
+  // The start of each 1 MiB of record offsets (a record longer than a chunk gets a chunk of
+  // several units, each pointing into it).
+  std::vector<uint8_t*> units_;
+  uint64_t end_ = 0;              // offset of the next record
+};
+
+}  // namespace jitdump::report
