@@ -15,10 +15,11 @@ namespace jitdump::report {
 
 namespace {
 
-// Reads the dump at `path` within what is left of `budget`, its side records deferred: the
-// file stays open in *fd for DecodeDeferred. On failure `error` says why without a byte of the
-// file: a file that is no jitdump is only called that (its first bytes could be anyone's
-// secret, /etc/shadow's through a planted link if links were followed).
+// Reads the dump at `path` within what is left of `budget`, its side records deferred while
+// the budget lets files stay open: the file then stays open in *fd for DecodeDeferred (else *fd
+// is -1). On failure `error` says why without a byte of the file: a file that is no jitdump is
+// only called that (its first bytes could be anyone's secret, /etc/shadow's through a planted
+// link if links were followed).
 bool ReadDump(const std::string& path, DumpBudget* budget, JitDump* dump, int* fd, std::string* error,
               std::pair<uint64_t, uint64_t>* identity) {
   struct stat st {};
@@ -28,14 +29,16 @@ bool ReadDump(const std::string& path, DumpBudget* budget, JitDump* dump, int* f
   }
   if (identity != nullptr) *identity = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
   FileLimits limits;
-  limits.defer_side_records = true;
+  limits.defer_side_records = budget == nullptr || budget->kept_open < DumpBudget::kMaxKeptOpen;
   const bool limited = budget != nullptr && budget->limit != 0;
   if (limited) limits.memory = std::max<uint64_t>(budget->limit - std::min(budget->used, budget->limit), 1);
   uint64_t used = 0;
   const Status status = ParseFile(*fd, static_cast<uint64_t>(st.st_size), limits, dump, &used);
-  if (!status.ok() || !dump->header_ok) {
+  if (!status.ok() || !dump->header_ok || !limits.defer_side_records) {
     ::close(*fd);
     *fd = -1;
+  } else if (budget != nullptr) {
+    ++budget->kept_open;
   }
   if (!status.ok()) {
     *error = Printable(path) + ": " + status.ToString();

@@ -33,6 +33,11 @@ struct JitLine {
 struct DumpBudget {
   uint64_t limit = 0;  // 0: no limit
   uint64_t used = 0;
+  // Dumps and sidecars kept open to decode their side records when first needed. Past
+  // kMaxKeptOpen a file is decoded whole at once and closed, so that a report on a recording of
+  // hundreds of JVMs stays well inside the usual limit of 1,024 open files.
+  static constexpr uint32_t kMaxKeptOpen = 256;
+  uint32_t kept_open = 0;
 };
 
 class JvmCode {
@@ -41,9 +46,10 @@ class JvmCode {
   // (untrusted_file.h): no symlink followed, nothing but a regular file, read through a window
   // (ParseFile), never more than the budget left. Their DEBUG_INFO and inline records are
   // decoded only when Chain first needs them (most loads are never sampled), from the files
-  // kept open, and charged to `budget` then (which must outlive the JvmCode). Fails when the file cannot be read, is not a
-  // jitdump or does not fit the budget; `error` says why, naming the path (escaped) and never
-  // showing the file's bytes. *identity is the file's (device, inode) when it could be opened.
+  // kept open (up to DumpBudget::kMaxKeptOpen of them), and charged to `budget` then (which must
+  // outlive the JvmCode). Fails when the file cannot be read, is not a jitdump or does not fit
+  // the budget; `error` says why, naming the path (escaped) and never showing the file's bytes.
+  // *identity is the file's (device, inode) when it could be opened.
   static std::unique_ptr<JvmCode> Load(const std::string& path, DumpBudget* budget, std::string* error,
                                        std::pair<uint64_t, uint64_t>* identity = nullptr);
   // The same for a dump already parsed from `path` (its sidecar is read here, within `budget`

@@ -81,7 +81,8 @@ uint64_t StackTable::Allocate(size_t size) {
     // The rest of the last chunk is left unused: a record never spans two chunks.
     offset = units_.size() * kChunkBytes;
     const size_t units = (size + kChunkBytes - 1) / kChunkBytes;
-    // Not zeroed: every byte a record's header and varints say is written before it is read.
+    // Not zeroed: every byte of a record (its header and the locations it says it has) is
+    // written before it is read.
     chunks_.push_back(std::make_unique_for_overwrite<uint8_t[]>(units * kChunkBytes));
     for (size_t u = 0; u < units; ++u) units_.push_back(chunks_.back().get() + u * kChunkBytes);
   }
