@@ -31,7 +31,7 @@ bool ReadDump(const std::string& path, DumpBudget* budget, JitDump* dump, int* f
   FileLimits limits;
   limits.defer_side_records = budget == nullptr || budget->kept_open < DumpBudget::kMaxKeptOpen;
   const bool limited = budget != nullptr && budget->limit != 0;
-  if (limited) limits.memory = std::max<uint64_t>(budget->limit - std::min(budget->used, budget->limit), 1);
+  if (limited) limits.memory = budget->DecoderLimit();
   uint64_t used = 0;
   const Status status = ParseFile(*fd, static_cast<uint64_t>(st.st_size), limits, dump, &used);
   if (!status.ok() || !dump->header_ok || !limits.defer_side_records) {
@@ -80,7 +80,7 @@ std::unique_ptr<JvmCode> JvmCode::FromDump(const std::string& path, JitDump dump
   // missing or unreadable one only means interpreted frames stay anonymous.
   constexpr uint64_t kMaxTableBytes = 1ull << 30;
   uint64_t room = kMaxTableBytes;
-  if (budget != nullptr && budget->limit != 0) room = budget->limit - std::min(budget->used, budget->limit);
+  if (budget != nullptr && budget->limit != 0) room = budget->Left();
   auto table = std::make_unique<MethodTable>();
   if (LoadMethodTable(MethodTablePathFor(path), room, table.get(), &ignored) && table->header_ok) {
     if (budget != nullptr) budget->used += 2 * table->methods.size() * sizeof(TableMethod);
@@ -115,8 +115,7 @@ JvmCode::~JvmCode() {
 
 void JvmCode::Decode(JitDump& dump, int fd, int64_t index) {
   if (index < 0 || fd < 0 || !dump.records[static_cast<size_t>(index)].deferred) return;
-  const bool limited = budget_ != nullptr && budget_->limit != 0;
-  const uint64_t room = limited ? std::max<uint64_t>(budget_->limit - std::min(budget_->used, budget_->limit), 1) : 0;
+  const uint64_t room = budget_ != nullptr ? budget_->DecoderLimit() : 0;
   uint64_t used = 0;
   if (DecodeDeferred(fd, &dump, static_cast<size_t>(index), room, &used).ok()) {
     if (budget_ != nullptr) budget_->used += used;

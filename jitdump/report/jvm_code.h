@@ -4,6 +4,7 @@
 // index.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -33,6 +34,11 @@ struct JitLine {
 struct DumpBudget {
   uint64_t limit = 0;  // 0: no limit
   uint64_t used = 0;
+  // What is left of a limited budget.
+  uint64_t Left() const { return limit - std::min(used, limit); }
+  // The memory limit to hand the decoder (ParseFile, DecodeDeferred), for which 0 means no
+  // limit: a spent budget is 1 byte.
+  uint64_t DecoderLimit() const { return limit == 0 ? 0 : std::max<uint64_t>(Left(), 1); }
   // Dumps and sidecars kept open to decode their side records when first needed. Past
   // kMaxKeptOpen a file is decoded whole at once and closed, so that a report on a recording of
   // hundreds of JVMs stays well inside the usual limit of 1,024 open files.
