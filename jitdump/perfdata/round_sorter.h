@@ -80,10 +80,52 @@ class RoundSorter {
 
   template <typename Out>
   void DeliverUpTo(uint64_t limit, Out& out) {
-    auto ready_end = std::partition(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.time <= limit; });
-    // partition does not keep the order of the rest; the seq numbers restore it where it matters.
-    std::sort(entries_.begin(), ready_end, Before);
-    Deliver(entries_.begin(), ready_end, out);
+    // The records that can go out, in the order they came: a few runs already in time order
+    // (each CPU's buffer is), which a merge of the runs orders in a pass or two where a sort
+    // would compare every record log n times.
+    ready_.clear();
+    size_t kept = 0;
+    for (const Entry& e : entries_) {
+      if (e.time <= limit) {
+        ready_.push_back(e);
+      } else {
+        entries_[kept++] = e;
+      }
+    }
+    entries_.resize(kept);
+    MergeRuns(ready_);
+    Deliver(ready_.begin(), ready_.end(), out);
+    ready_.clear();
+    Compact();
+  }
+
+  // Sorts `v` by Before, merging its ascending runs pairwise until one is left.
+  void MergeRuns(std::vector<Entry>& v) {
+    runs_.clear();
+    runs_.push_back(0);
+    for (size_t i = 1; i < v.size(); ++i) {
+      if (Before(v[i], v[i - 1])) runs_.push_back(i);
+    }
+    runs_.push_back(v.size());
+    while (runs_.size() > 2) {
+      merged_.resize(v.size());
+      next_runs_.clear();
+      size_t k = 0;
+      for (; k + 2 < runs_.size(); k += 2) {
+        std::merge(v.begin() + static_cast<std::ptrdiff_t>(runs_[k]), v.begin() + static_cast<std::ptrdiff_t>(runs_[k + 1]),
+                   v.begin() + static_cast<std::ptrdiff_t>(runs_[k + 1]), v.begin() + static_cast<std::ptrdiff_t>(runs_[k + 2]),
+                   merged_.begin() + static_cast<std::ptrdiff_t>(runs_[k]), Before);
+        next_runs_.push_back(runs_[k]);
+      }
+      if (k + 1 < runs_.size()) {  // an odd run left over
+        std::copy(v.begin() + static_cast<std::ptrdiff_t>(runs_[k]), v.end(),
+                  merged_.begin() + static_cast<std::ptrdiff_t>(runs_[k]));
+        next_runs_.push_back(runs_[k]);
+      }
+      next_runs_.push_back(v.size());
+      v.swap(merged_);
+      runs_.swap(next_runs_);
+    }
   }
 
   template <typename Out>
@@ -92,9 +134,13 @@ class RoundSorter {
     std::nth_element(entries_.begin(), middle - 1, entries_.end(), Before);
     std::sort(entries_.begin(), middle, Before);
     Deliver(entries_.begin(), middle, out);
+    entries_.erase(entries_.begin(), middle);
+    // The rest back in the order they came, as DeliverUpTo expects (for speed, not correctness).
+    std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.seq < b.seq; });
+    Compact();
   }
 
-  // Hands out [first, last) (sorted), then keeps the others, compacting their bytes.
+  // Hands out [first, last) (sorted).
   template <typename Out>
   void Deliver(typename std::vector<Entry>::iterator first, typename std::vector<Entry>::iterator last, Out& out) {
     for (auto it = first; it != last; ++it) {
@@ -102,7 +148,10 @@ class RoundSorter {
       delivered_any_ = true;
       out(QueuedRecord{it->time, it->offset, it->event, std::span<const uint8_t>(arena_.data() + it->at, it->size)});
     }
-    entries_.erase(first, last);
+  }
+
+  // Keeps the bytes of the records still waiting, and only those.
+  void Compact() {
     spare_.clear();
     for (Entry& e : entries_) {
       const size_t at = (spare_.size() + 7) & ~size_t{7};
@@ -114,7 +163,11 @@ class RoundSorter {
   }
 
   size_t budget_;
-  std::vector<Entry> entries_;
+  std::vector<Entry> entries_;  // waiting, in the order they came
+  std::vector<Entry> ready_;    // DeliverUpTo's, and MergeRuns' buffers
+  std::vector<Entry> merged_;
+  std::vector<size_t> runs_;
+  std::vector<size_t> next_runs_;
   std::vector<uint8_t> arena_;
   std::vector<uint8_t> spare_;
   uint64_t seq_ = 0;
