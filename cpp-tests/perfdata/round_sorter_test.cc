@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace jitdump::perfdata {
@@ -49,6 +51,33 @@ TEST(RoundSorter, TiesKeepArrivalOrder) {
   for (uint64_t i = 0; i < 50; ++i) Add(s, 7, i, out);
   s.Finish(out);
   for (uint64_t i = 0; i < 50; ++i) EXPECT_EQ(out.offsets[i], i);
+}
+
+// A round as perf record writes it: each CPU's records in time order, one CPU's buffer after
+// another (here five, odd in number, with ties across them and some left for the next round).
+TEST(RoundSorter, MergesEachCpusRunsInTimeOrderTiesByArrival) {
+  RoundSorter s(1 << 20);
+  Out out;
+  std::vector<std::pair<uint64_t, uint64_t>> added;  // (time, offset)
+  uint64_t offset = 0;
+  for (uint64_t cpu = 0; cpu < 5; ++cpu) {
+    for (uint64_t t = cpu; t < 200; t += 3 + cpu) {
+      Add(s, t, offset, out);
+      added.emplace_back(t, offset++);
+    }
+  }
+  s.FinishRound(out);
+  Add(s, 500, offset, out);
+  added.emplace_back(500, offset++);
+  s.FinishRound(out);  // everything up to round 1's newest goes
+  s.Finish(out);
+  std::stable_sort(added.begin(), added.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  ASSERT_EQ(out.offsets.size(), added.size());
+  for (size_t i = 0; i < added.size(); ++i) {
+    EXPECT_EQ(out.times[i], added[i].first) << i;
+    EXPECT_EQ(out.offsets[i], added[i].second) << i;
+  }
+  EXPECT_EQ(s.late(), 0u);
 }
 
 TEST(RoundSorter, LateRecordsGoOutAtOnce) {
