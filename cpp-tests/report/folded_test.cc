@@ -64,7 +64,8 @@ Profile PrefixNamedProfile(uint32_t seed) {
     functions.push_back(builder.AddFunction(names[i], "F.java", kinds[i % 4]));
     functions.push_back(builder.AddFunction(names[i], "G.java", kinds[(i + 1) % 4]));
   }
-  const uint32_t process = builder.AddProcess(1, "java", "");
+  // Two processes: the same thread name and stack in both is one line.
+  const uint32_t processes[] = {builder.AddProcess(1, "java", ""), builder.AddProcess(2, "java", "")};
   std::vector<uint32_t> locations;
   for (uint32_t i = 0; i < 60; ++i) {
     std::vector<Line> lines;
@@ -76,7 +77,7 @@ Profile PrefixNamedProfile(uint32_t seed) {
   for (int s = 0; s < 3000; ++s) {
     std::vector<uint32_t> stack(random() % 7);
     for (uint32_t& location : stack) location = locations[random() % locations.size()];
-    builder.AddSample(stack, process, threads[random() % threads.size()], 1 + random() % 3, 0);
+    builder.AddSample(stack, processes[random() % 2], threads[random() % threads.size()], 1 + random() % 3, 0);
   }
   return builder.Take();
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cpp-tests/report/test_profiles.h"
+#include "jitdump/report/sample_order.h"
 #include "profile.pb.h"
 
 namespace jitdump::report {
@@ -84,9 +85,10 @@ TEST(PprofWriterTest, SamplesKeepCountsTimeAndLabels) {
   const Profile model = testing::InlineDemoProfile();
   const pb::Profile p = Written(model);
   ASSERT_EQ(p.sample_size(), static_cast<int>(model.samples.size()));
+  const std::vector<uint32_t> order = SamplesByPath(model);  // the order samples are written in
   for (int i = 0; i < p.sample_size(); ++i) {
     const pb::Sample& s = p.sample(i);
-    const Sample& expected = model.samples[i];
+    const Sample& expected = model.samples[order[i]];
     ASSERT_EQ(s.location_id_size(), static_cast<int>(expected.locations.size()));
     for (int k = 0; k < s.location_id_size(); ++k) {
       EXPECT_EQ(LocationById(p, s.location_id(k)).address(), model.locations[expected.locations[k]].address);
