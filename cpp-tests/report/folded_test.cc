@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "jitdump/report/profile.h"
+#include "jitdump/report/sample_order.h"
 
 namespace jitdump::report {
 namespace {
@@ -64,7 +66,8 @@ Profile PrefixNamedProfile(uint32_t seed) {
     functions.push_back(builder.AddFunction(names[i], "F.java", kinds[i % 4]));
     functions.push_back(builder.AddFunction(names[i], "G.java", kinds[(i + 1) % 4]));
   }
-  const uint32_t process = builder.AddProcess(1, "java", "");
+  // Two processes: the same thread name and stack in both is one line.
+  const uint32_t processes[] = {builder.AddProcess(1, "java", ""), builder.AddProcess(2, "java", "")};
   std::vector<uint32_t> locations;
   for (uint32_t i = 0; i < 60; ++i) {
     std::vector<Line> lines;
@@ -76,7 +79,7 @@ Profile PrefixNamedProfile(uint32_t seed) {
   for (int s = 0; s < 3000; ++s) {
     std::vector<uint32_t> stack(random() % 7);
     for (uint32_t& location : stack) location = locations[random() % locations.size()];
-    builder.AddSample(stack, process, threads[random() % threads.size()], 1 + random() % 3, 0);
+    builder.AddSample(stack, processes[random() % 2], threads[random() % threads.size()], 1 + random() % 3, 0);
   }
   return builder.Take();
 }
@@ -97,6 +100,27 @@ TEST(FoldedTest, FoldStacksMatchesWriteFolded) {
   std::string lines;
   for (const auto& [text, count] : FoldStacks(profile, FoldedOptions{})) lines += text + " " + std::to_string(count) + "\n";
   EXPECT_EQ(lines, Expected(profile, false));
+}
+
+// The order the folded tree (and the flame graph and pprof) are built in: (process, locations
+// root first), a path before the longer ones it begins; against std::sort of the same keys.
+TEST(FoldedTest, SamplesByPathIsTheOrderOfProcessThenLocationsFromTheRoot) {
+  const Profile profile = PrefixNamedProfile(3);
+  auto key = [&](uint32_t s) {
+    std::vector<uint32_t> k{profile.samples[s].process};
+    k.insert(k.end(), profile.samples[s].locations.rbegin(), profile.samples[s].locations.rend());
+    return k;
+  };
+  const std::vector<uint32_t> order = SamplesByPath(profile);
+  ASSERT_EQ(order.size(), profile.samples.size());
+  std::vector<uint32_t> expected(order.size());
+  for (uint32_t i = 0; i < expected.size(); ++i) expected[i] = i;
+  std::stable_sort(expected.begin(), expected.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+  for (size_t i = 0; i < order.size(); ++i) ASSERT_EQ(key(order[i]), key(expected[i])) << "position " << i;
+  std::sort(expected.begin(), expected.end());
+  std::vector<uint32_t> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, expected);  // each sample once
 }
 
 TEST(FoldedTest, EmptyProfileWritesNothing) {

@@ -9,8 +9,10 @@
 
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cpp-tests/report/test_profiles.h"
+#include "jitdump/report/sample_order.h"
 #include "profile.pb.h"
 
 namespace jitdump::report {
@@ -83,11 +85,14 @@ TEST(PprofWriterTest, SamplesKeepCountsTimeAndLabels) {
   const Profile model = testing::InlineDemoProfile();
   const pb::Profile p = Written(model);
   ASSERT_EQ(p.sample_size(), static_cast<int>(model.samples.size()));
+  const std::vector<uint32_t> order = SamplesByPath(model);  // the order samples are written in
   for (int i = 0; i < p.sample_size(); ++i) {
     const pb::Sample& s = p.sample(i);
-    const Sample& expected = model.samples[i];
+    const Sample& expected = model.samples[order[i]];
     ASSERT_EQ(s.location_id_size(), static_cast<int>(expected.locations.size()));
-    for (int k = 0; k < s.location_id_size(); ++k) EXPECT_EQ(s.location_id(k), expected.locations[k] + 1);
+    for (int k = 0; k < s.location_id_size(); ++k) {
+      EXPECT_EQ(LocationById(p, s.location_id(k)).address(), model.locations[expected.locations[k]].address);
+    }
     ASSERT_EQ(s.value_size(), 2);
     EXPECT_EQ(s.value(0), static_cast<int64_t>(expected.count));
     EXPECT_EQ(s.value(1), static_cast<int64_t>(expected.nanos));
@@ -97,6 +102,31 @@ TEST(PprofWriterTest, SamplesKeepCountsTimeAndLabels) {
     EXPECT_EQ(Str(p, s.label(1).key()), "pid");
     EXPECT_EQ(s.label(1).num(), 4242);
   }
+}
+
+// A sample's location ids are most of a profile's bytes: the locations most samples name get the
+// smallest ids (the shortest varints), ties in the profile's order, and the locations are written in
+// the order of their ids.
+TEST(PprofWriterTest, MostNamedLocationsGetTheSmallestIds) {
+  ProfileBuilder b;
+  const uint32_t once = b.AddLocation(0x10, 0, {});
+  const uint32_t twice = b.AddLocation(0x20, 0, {});
+  const uint32_t everywhere = b.AddLocation(0x30, 0, {});
+  const uint32_t also_twice = b.AddLocation(0x40, 0, {});
+  const uint32_t process = b.AddProcess(1, "a", "");
+  b.AddSample({everywhere, once}, process, "t", 1, 0);
+  b.AddSample({everywhere, twice, also_twice}, process, "u", 1, 0);
+  b.AddSample({twice, everywhere, also_twice}, process, "v", 1, 0);
+  const pb::Profile p = Written(b.Take());
+  ASSERT_EQ(p.location_size(), 4);
+  const uint64_t expected[] = {0x30, 0x20, 0x40, 0x10};  // by id
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(p.location(i).id(), static_cast<uint64_t>(i) + 1);
+    EXPECT_EQ(p.location(i).address(), expected[i]) << "id " << i + 1;
+  }
+  ASSERT_EQ(p.sample_size(), 3);
+  EXPECT_EQ(std::vector<uint64_t>(p.sample(2).location_id().begin(), p.sample(2).location_id().end()),
+            (std::vector<uint64_t>{2, 1, 3}));
 }
 
 // The first sample's caller frame is caller() inlined into main(): one Location, two Lines,

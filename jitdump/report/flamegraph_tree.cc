@@ -212,9 +212,14 @@ class SamplePaths {
 // and the samples are counted once per token of that walk, not once per frame of each sample:
 // a token's samples are summed while the walk stays below it and added to its frames when the
 // walk leaves it (then to the token above it).
-void AddSamples(const Profile& profile, const FlameGraphOptions& options, FrameTable& frames, TreeBuilder& tree) {
+// `by_path` (SamplesByPath), when given, is the order unless the graph has a level of threads,
+// which it does not group by.
+void AddSamples(const Profile& profile, const FlameGraphOptions& options, const std::vector<uint32_t>* by_path,
+                FrameTable& frames, TreeBuilder& tree) {
   PseudoFrames pseudo(profile, frames);
   const SamplePaths paths(profile, options, pseudo);
+  std::vector<uint32_t> sorted_here;
+  if (by_path == nullptr || options.thread_level) by_path = &(sorted_here = paths.Sorted());
   struct Frame {
     uint32_t node;
     uint32_t line;
@@ -236,7 +241,7 @@ void AddSamples(const Profile& profile, const FlameGraphOptions& options, FrameT
     (open.empty() ? root : open.back().samples) += token.samples;
   };
   std::span<const uint32_t> previous;
-  for (const uint32_t s : paths.Sorted()) {
+  for (const uint32_t s : *by_path) {
     const Sample& sample = profile.samples[s];
     const std::span<const uint32_t> tokens = paths.Tokens(s);
     size_t shared = 0;
@@ -303,10 +308,10 @@ void AppendLines(const TreeBuilder& builder, const BuildNode& n, std::vector<Fla
 
 }  // namespace
 
-FlameTree BuildFlameTree(const Profile& profile, const FlameGraphOptions& options) {
+FlameTree BuildFlameTree(const Profile& profile, const FlameGraphOptions& options, const std::vector<uint32_t>* by_path) {
   FrameTable frames(profile);
   TreeBuilder builder(frames.Pseudo("all", "root"));
-  AddSamples(profile, options, frames, builder);
+  AddSamples(profile, options, by_path, frames, builder);
   builder.ReleaseIndex();
   const std::vector<BuildNode>& nodes = builder.nodes();
 

@@ -48,7 +48,9 @@ struct FlameTree {
   std::vector<FlameLine> lines;
 };
 
-// `profile` must pass CheckProfile. Counts are samples (Sample::count).
-FlameTree BuildFlameTree(const Profile& profile, const FlameGraphOptions& options);
+// `profile` must pass CheckProfile. Counts are samples (Sample::count). `by_path`:
+// SamplesByPath(profile) when the caller has it (the samples are sorted here otherwise).
+FlameTree BuildFlameTree(const Profile& profile, const FlameGraphOptions& options,
+                         const std::vector<uint32_t>* by_path = nullptr);
 
 }  // namespace jitdump::report

@@ -2,7 +2,9 @@
 // of any kind) that opens offline in any browser, drawn on a canvas from the aggregated call tree.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
+#include <vector>
 
 #include "jitdump/report/flamegraph_options.h"
 #include "jitdump/report/profile.h"
@@ -12,6 +14,8 @@ namespace jitdump::report {
 
 // Writes the page for `profile` to `out`. Errors: a profile with dangling indexes
 // (CheckProfile), or a failed write.
-Status WriteFlameGraphHtml(const Profile& profile, const FlameGraphOptions& options, std::ostream& out);
+// `by_path`: SamplesByPath(profile) when the caller has it (see BuildFlameTree).
+Status WriteFlameGraphHtml(const Profile& profile, const FlameGraphOptions& options, std::ostream& out,
+                           const std::vector<uint32_t>* by_path = nullptr);
 
 }  // namespace jitdump::report

@@ -7,6 +7,7 @@
 #include <map>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "jitdump/report/profile.h"
 
@@ -25,6 +26,8 @@ struct FoldedOptions {
 std::map<std::string, uint64_t> FoldStacks(const Profile& profile, const FoldedOptions& options);
 
 // FoldStacks as "STACK COUNT" lines, sorted (byte order) so the output is deterministic.
-void WriteFolded(const Profile& profile, const FoldedOptions& options, std::ostream& out);
+// `by_path`: SamplesByPath(profile) when the caller has it (it is sorted here otherwise).
+void WriteFolded(const Profile& profile, const FoldedOptions& options, std::ostream& out,
+                 const std::vector<uint32_t>* by_path = nullptr);
 
 }  // namespace jitdump::report

@@ -1,5 +1,6 @@
 #include "jitdump/report/pprof_writer.h"
 
+#include <algorithm>
 #include <deque>
 #include <string_view>
 #include <unordered_map>
@@ -8,6 +9,7 @@
 #include "jitdump/report/profile_check.h"
 #include "jitdump/report/gzip_writer.h"
 #include "jitdump/report/proto_encoder.h"
+#include "jitdump/report/sample_order.h"
 
 namespace jitdump::report {
 namespace {
@@ -99,10 +101,46 @@ void WriteHeader(const Profile& profile, StringTable& strings, ProtoEncoder& out
   p.VarintField(field::kProfileDefaultSampleType, static_cast<uint64_t>(default_type));
 }
 
-void WriteSamples(const Profile& profile, StringTable& strings, ProtoEncoder& out, Scratch& scratch) {
+// pprof's location ids, numbered by how many samples name each location, most first: a sample's
+// location ids are most of the encoded profile (2.35 M of them on the 37.5 MB reference recording),
+// and the 127 most named locations get 1-byte varints and the next 16,256 2-byte ones where ids in
+// the Profile's order took mostly 3 (5.1 -> 3.1 MB of ids, less for libdeflate to compress). The
+// ids are free: pprof joins samples to locations by id, not by position.
+struct LocationIds {
+  std::vector<uint64_t> id;       // id[l]: Profile::locations[l]'s id
+  std::vector<uint32_t> by_id;    // by_id[id - 1]: the location with that id
+  size_t encoded_bytes = 0;       // the varints of every sample's ids
+};
+
+LocationIds NumberLocations(const Profile& profile) {
+  std::vector<uint64_t> uses(profile.locations.size());
+  for (const Sample& sample : profile.samples) {
+    for (uint32_t location : sample.locations) ++uses[location];
+  }
+  LocationIds ids;
+  ids.by_id.resize(profile.locations.size());
+  for (uint32_t l = 0; l < ids.by_id.size(); ++l) ids.by_id[l] = l;
+  // Ties in Profile order, so that the bytes do not depend on the sort's implementation.
+  std::sort(ids.by_id.begin(), ids.by_id.end(),
+            [&](uint32_t a, uint32_t b) { return uses[a] != uses[b] ? uses[a] > uses[b] : a < b; });
+  ids.id.resize(profile.locations.size());
+  for (size_t rank = 0; rank < ids.by_id.size(); ++rank) {
+    ids.id[ids.by_id[rank]] = rank + 1;
+    ids.encoded_bytes += uses[ids.by_id[rank]] * ProtoEncoder::VarintSize(rank + 1);
+  }
+  return ids;
+}
+
+// In the order of `by_path` (SamplesByPath): a stack next to those that share its outer frames,
+// within deflate's window: on the 37.5 MB reference recording the compressed profile is 20 %
+// smaller (1,996,514 -> 1,585,581 bytes) and libdeflate spends 7 % less on it than in the order
+// the samples were first seen.
+void WriteSamples(const Profile& profile, const std::vector<uint32_t>& by_path, const LocationIds& location_ids,
+                  StringTable& strings, ProtoEncoder& out, Scratch& scratch) {
   const int64_t thread_key = strings.Index("thread");
   const int64_t pid_key = strings.Index("pid");
-  for (const Sample& sample : profile.samples) {
+  for (const uint32_t s : by_path) {
+    const Sample& sample = profile.samples[s];
     // The labels and the location ids are encoded aside, the values straight into the output
     // (a message's length precedes it, so the parts' lengths are needed first).
     ProtoEncoder& labels = scratch.entry;
@@ -121,7 +159,7 @@ void WriteSamples(const Profile& profile, StringTable& strings, ProtoEncoder& ou
     }
     ProtoEncoder& ids = scratch.packed;
     ids.clear();
-    ids.Varints(sample.locations, [](uint32_t location) { return uint64_t{location} + 1; });
+    ids.Varints(sample.locations, [&](uint32_t location) { return location_ids.id[location]; });
     const size_t values = ProtoEncoder::VarintSize(sample.count) + ProtoEncoder::VarintSize(sample.nanos);
     const size_t size = (ids.size() == 0 ? 0 : 1 + ProtoEncoder::VarintSize(ids.size()) + ids.size()) + 1 +
                         ProtoEncoder::VarintSize(values) + values + labels.size();
@@ -217,10 +255,12 @@ void WriteMappings(const Profile& profile, const MappingOrder& order, StringTabl
   }
 }
 
-void WriteLocations(const Profile& profile, const MappingOrder& order, ProtoEncoder& out, Scratch& scratch) {
+// In the order of their ids.
+void WriteLocations(const Profile& profile, const LocationIds& location_ids, const MappingOrder& order,
+                    ProtoEncoder& out, Scratch& scratch) {
   ProtoEncoder& l = scratch.entry;
-  for (size_t i = 0; i < profile.locations.size(); ++i) {
-    const Location& location = profile.locations[i];
+  for (size_t i = 0; i < location_ids.by_id.size(); ++i) {
+    const Location& location = profile.locations[location_ids.by_id[i]];
     l.clear();
     l.VarintField(field::kLocationId, i + 1);
     l.VarintField(field::kLocationMappingId, order.ids[location.mapping]);
@@ -277,10 +317,9 @@ void WriteComments(const Profile& profile, StringTable& strings, std::vector<std
 // the reading then holds it, where a generous bound would take fresh memory from the top of the
 // heap (each fresh page costs its zeroing). Fields at their usual widths; the buffer still grows
 // if the profile takes more.
-size_t EncodedSizeEstimate(const Profile& profile) {
-  const size_t location_id = ProtoEncoder::VarintSize(profile.locations.size());
-  size_t size = 4096;  // the header, the comments, the thread names in the string table
-  for (const Sample& sample : profile.samples) size += 24 + sample.locations.size() * location_id;
+size_t EncodedSizeEstimate(const Profile& profile, const LocationIds& location_ids) {
+  size_t size = 4096 + location_ids.encoded_bytes;  // + the header, the comments, the thread names
+  size += 24 * profile.samples.size();
   for (const Location& location : profile.locations) size += 16 + 8 * location.lines.size();
   for (const Mapping& mapping : profile.mappings) size += 32 + mapping.file.size();
   for (const Function& function : profile.functions) size += 16 + function.name.size() + function.file.size();
@@ -296,10 +335,13 @@ void WriteStrings(const StringTable& strings, ProtoEncoder& out) {
 
 }  // namespace
 
-Status WritePprof(const Profile& profile, std::ostream& out) {
+Status WritePprof(const Profile& profile, std::ostream& out, const std::vector<uint32_t>* by_path) {
   if (Status checked = CheckProfile(profile); !checked.ok()) return checked;
+  std::vector<uint32_t> sorted_here;
+  if (by_path == nullptr) by_path = &(sorted_here = SamplesByPath(profile));
+  const LocationIds location_ids = NumberLocations(profile);
   ProtoEncoder output;
-  output.Reserve(EncodedSizeEstimate(profile));
+  output.Reserve(EncodedSizeEstimate(profile, location_ids));
   Scratch scratch;
   StringTable strings;
   std::vector<std::string> comments;  // owns the comment texts the string table points at
@@ -309,10 +351,10 @@ Status WritePprof(const Profile& profile, std::ostream& out) {
   // comment, string_table), except that the header goes first as its own message and the string
   // table last: concatenated, they parse as one profile.
   WriteHeader(profile, strings, output, scratch);
-  WriteSamples(profile, strings, output, scratch);
+  WriteSamples(profile, *by_path, location_ids, strings, output, scratch);
   const MappingOrder order = OrderMappings(profile);
   WriteMappings(profile, order, strings, output, scratch);
-  WriteLocations(profile, order, output, scratch);
+  WriteLocations(profile, location_ids, order, output, scratch);
   WriteFunctions(profile, strings, names, output, scratch);
   WriteComments(profile, strings, comments, output, scratch);
   WriteStrings(strings, output);

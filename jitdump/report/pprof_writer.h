@@ -2,7 +2,9 @@
 // format go tool pprof, Pyroscope, Parca, Grafana, Datadog and Google Cloud Profiler read.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
+#include <vector>
 
 #include "jitdump/report/profile.h"
 #include "jitdump/format/status.h"
@@ -19,6 +21,8 @@ namespace jitdump::report {
 // - each Mapping says what is resolved in it (functions, file names, line numbers, inline
 //   frames), so pprof does not try to symbolize again what the dumps already named.
 // Errors: a profile with dangling indexes (CheckProfile), or a failed write.
-Status WritePprof(const Profile& profile, std::ostream& out);
+// `by_path`: SamplesByPath(profile) when the caller has it; the samples are written in that order
+// (stacks that share their outer frames next to each other compress better).
+Status WritePprof(const Profile& profile, std::ostream& out, const std::vector<uint32_t>* by_path = nullptr);
 
 }  // namespace jitdump::report

@@ -37,7 +37,8 @@ class DwarfLines {
   // no compilation unit covers it.
   bool Chain(uint64_t vaddr, std::vector<SourceFrame>* frames);
 
-  // Off: every chain and name through libdw's own walks of the unit (what the index and the
+  // Off: every chain and name through libdw's own walks of the unit, and an address
+  // .debug_aranges does not hold searched in every unit's ranges (what the indexes and the
   // names of C functions, never qualified, must equal; tests).
   void set_scope_index(bool on) { scope_index_ = on; }
 
@@ -73,6 +74,7 @@ class DwarfLines {
   std::vector<UnitRange> unit_ranges_;
   bool unit_ranges_built_ = false;
   bool have_aranges_ = false;
+  std::vector<Dwarf_Off> aranged_units_;  // the unit DIEs .debug_aranges names, sorted
   std::unordered_map<Dwarf_Off, std::string> names_;     // by DIE offset
   std::unordered_map<Dwarf_Off, std::string> prefixes_;  // by definition DIE offset
   // A unit's children that have address ranges, in the unit's order, with their ranges.

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -18,18 +19,33 @@ constexpr size_t kMaxNameLength = 512;
 constexpr size_t kMaxNotesBytes = 64 * 1024;
 constexpr uint32_t kNoteGnuBuildId = 3;  // NT_GNU_BUILD_ID
 
-bool ParseHexAddress(std::string_view text, uint64_t* value) {
-  if (text.empty() || text.size() > 16) return false;
+// The value of a hex digit, or -1: a table, not a chain of range tests (a kallsyms line's
+// address is 16 digits, and there are 100,000+ lines).
+constexpr std::array<int8_t, 256> kHexDigits = [] {
+  std::array<int8_t, 256> digits{};
+  for (int c = 0; c < 256; ++c) {
+    digits[c] = c >= '0' && c <= '9' ? static_cast<int8_t>(c - '0')
+                : c >= 'a' && c <= 'f' ? static_cast<int8_t>(c - 'a' + 10)
+                : c >= 'A' && c <= 'F' ? static_cast<int8_t>(c - 'A' + 10)
+                                       : static_cast<int8_t>(-1);
+  }
+  return digits;
+}();
+
+// The address a line starts with: 1 to 16 hex digits, then a space. `*end` is where the space
+// is. False for anything else.
+bool ParseLineAddress(std::string_view line, uint64_t* value, size_t* end) {
   uint64_t v = 0;
-  for (char c : text) {
-    int digit;
-    if (c >= '0' && c <= '9') digit = c - '0';
-    else if (c >= 'a' && c <= 'f') digit = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') digit = c - 'A' + 10;
-    else return false;
+  size_t i = 0;
+  for (; i < line.size(); ++i) {
+    const int digit = kHexDigits[static_cast<unsigned char>(line[i])];
+    if (digit < 0) break;
+    if (i == 16) return false;
     v = v << 4 | static_cast<uint64_t>(digit);
   }
+  if (i == 0 || i == line.size() || line[i] != ' ') return false;
   *value = v;
+  *end = i;
   return true;
 }
 
@@ -53,9 +69,9 @@ class Parser {
 
   // One line, without its newline.
   bool Line(std::string_view line) {
-    const size_t space = line.find(' ');
     uint64_t address = 0;
-    if (space == std::string_view::npos || !ParseHexAddress(line.substr(0, space), &address)) return true;
+    size_t space = 0;
+    if (!ParseLineAddress(line, &address, &space)) return true;
     if (line.size() < space + 3 || line[space + 2] != ' ') return true;
     const char type = line[space + 1];
     std::string_view name = line.substr(space + 3);
