@@ -151,23 +151,18 @@ class Samples : public pd::RecordSink, public FrameMapper {
   const std::vector<RawFrame>& RawChain(const pd::Sample& s) {
     raw_.clear();
     if (!s.has(pd::kSampleCallchain)) return raw_;
-    // Written through a pointer into room for every entry, then cut to the frames: a chain has
-    // a few markers among its ~20 addresses, and this runs for each of the recording's frames.
-    raw_.resize(s.callchain.size());
-    RawFrame* out = raw_.data();
     uint16_t mode = s.cpumode();
     for (size_t i = 0; i < s.callchain.size(); ++i) {
       const uint64_t ip = s.callchain[i];
       if (pd::IsContextMarker(ip)) {
         if (!ModeOfMarker(ip, &mode)) {
-          out = raw_.data();
+          raw_.clear();
           break;
         }
         continue;
       }
-      *out++ = RawFrame{ip, mode};
+      raw_.push_back(RawFrame{ip, mode});
     }
-    raw_.resize(static_cast<size_t>(out - raw_.data()));
     return raw_;
   }
 
