@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -96,6 +97,20 @@ TEST(DwarfLinesTest, IndexedChainsEqualLibdwsWalksOnLibc) {
   ASSERT_LT(start, end);
   // About 25,000 addresses across every unit of libc's code.
   EXPECT_GT(ExpectSameChains(debug, start, end, 61), 1000u);
+}
+
+// C++ names: the namespaces, classes and structures around each function's definition come from
+// one walk of its unit (DwarfLines' scope spans) where libdw walks the unit for each definition.
+// This test's own code (GoogleTest's classes and templates, std's nested namespaces, this file's
+// anonymous namespace) must be named the same both ways.
+TEST(DwarfLinesTest, IndexedNamesEqualLibdwsWalksOnThisTestsCxxCode) {
+  const std::string self = "/proc/self/exe";
+  const auto [start, end] = TextRange(self);
+  ASSERT_LT(start, end) << self;
+  std::unique_ptr<DwarfLines> lines = Open(self, true);
+  ASSERT_TRUE(lines) << self << " has no DWARF: the tests are built with -g (meson's debugoptimized)";
+  // About 8,000 addresses across its code.
+  EXPECT_GT(ExpectSameChains(self, start, end, std::max<uint64_t>(1, (end - start) / 8000)), 100u);
 }
 
 }  // namespace

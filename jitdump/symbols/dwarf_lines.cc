@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <string_view>
 
 #include "jitdump/symbols/compressed_section.h"
@@ -177,6 +178,37 @@ std::string ScopePrefix(Dwarf_Die* definition) {
   }
   std::free(scopes);
   return qualified;
+}
+
+// How dwarf_getscopes_die's walk of a unit (libdw_visit_scopes.c, classify_die, elfutils 0.188)
+// treats a DIE with children: entered, and a scope of a qualified name (namespaces, classes,
+// structures); entered only (code scopes); or not entered, though it may hold a function's
+// declaration (a union's member function: libdw does not find it, and the name gets no prefix).
+// Other DIEs hold no functions: types, variables, parameters.
+enum class ScopeWalk { kNamed, kEntered, kOpaque, kOther };
+
+ScopeWalk ClassifyScope(int tag) {
+  switch (tag) {
+    case DW_TAG_namespace:
+    case DW_TAG_class_type:
+    case DW_TAG_structure_type:
+      return ScopeWalk::kNamed;
+    case DW_TAG_compile_unit:
+    case DW_TAG_module:
+    case DW_TAG_lexical_block:
+    case DW_TAG_with_stmt:
+    case DW_TAG_catch_block:
+    case DW_TAG_try_block:
+    case DW_TAG_entry_point:
+    case DW_TAG_inlined_subroutine:
+    case DW_TAG_subprogram:
+      return ScopeWalk::kEntered;
+    case DW_TAG_union_type:
+    case DW_TAG_interface_type:
+      return ScopeWalk::kOpaque;
+    default:
+      return ScopeWalk::kOther;
+  }
 }
 
 // Whether `die` belongs to a C unit: C has no namespaces and no member functions, so a C
@@ -384,6 +416,91 @@ bool DwarfLines::CoveringPath(Dwarf_Die* cu, uint64_t vaddr, std::vector<Dwarf_D
   return true;
 }
 
+const std::vector<DwarfLines::ScopeSpan>& DwarfLines::ScopeSpans(Dwarf_Die* cu) {
+  const auto [it, inserted] = unit_scope_spans_.try_emplace(dwarf_dieoffset(cu));
+  std::vector<ScopeSpan>& spans = it->second;
+  if (!inserted) return spans;
+  // A walk in DIE order (offsets grow along it), without recursion: `path` holds the entered
+  // DIEs above `die`, `around` the innermost span around each one's children. A span ends at
+  // the offset of the first DIE after its subtree, known when the walk reaches that DIE
+  // (`done` waits for it).
+  std::vector<Dwarf_Die> path;
+  std::vector<uint32_t> around;
+  std::vector<uint32_t> done;
+  uint32_t enclosing = kNoSpan;
+  Dwarf_Die die;
+  bool more = dwarf_child(cu, &die) == 0;
+  while (more) {
+    const Dwarf_Off offset = dwarf_dieoffset(&die);
+    for (const uint32_t s : done) spans[s].end = offset;
+    done.clear();
+    const ScopeWalk walk = ClassifyScope(dwarf_tag(&die));
+    Dwarf_Die child;
+    if (walk != ScopeWalk::kOther && dwarf_haschildren(&die) > 0) {
+      uint32_t inner = enclosing;
+      if (walk == ScopeWalk::kNamed || walk == ScopeWalk::kOpaque) {
+        const char* name = nullptr;
+        if (walk == ScopeWalk::kNamed) {
+          name = dwarf_diename(&die);
+          if (name == nullptr) name = dwarf_tag(&die) == DW_TAG_namespace ? "(anonymous namespace)" : "{unnamed}";
+        }
+        inner = static_cast<uint32_t>(spans.size());
+        spans.push_back(ScopeSpan{offset, kOpenSpan, name, enclosing});
+      }
+      if (walk != ScopeWalk::kOpaque && dwarf_child(&die, &child) == 0) {
+        path.push_back(die);
+        around.push_back(enclosing);
+        enclosing = inner;
+        die = child;
+        continue;
+      }
+      if (inner != enclosing) done.push_back(inner);
+    }
+    // On to the next sibling, leaving the subtrees that have none.
+    while (dwarf_siblingof(&die, &die) != 0) {
+      if (path.empty()) {
+        more = false;
+        break;
+      }
+      if (enclosing != around.back()) done.push_back(enclosing);
+      enclosing = around.back();
+      around.pop_back();
+      die = path.back();
+      path.pop_back();
+    }
+  }
+  // What is still open reaches the end of the unit.
+  for (ScopeSpan& span : spans) {
+    if (span.end == kOpenSpan) span.end = std::numeric_limits<Dwarf_Off>::max();
+  }
+  spans.shrink_to_fit();
+  return spans;
+}
+
+std::string DwarfLines::IndexedScopePrefix(Dwarf_Die* definition) {
+  Dwarf_Die cu;
+  if (dwarf_diecu(definition, &cu, nullptr, nullptr) == nullptr) return ScopePrefix(definition);
+  const std::vector<ScopeSpan>& spans = ScopeSpans(&cu);
+  const Dwarf_Off offset = dwarf_dieoffset(definition);
+  // The last span that starts before the definition, then out through its parents to the first
+  // that holds it: spans nest, so that is the innermost holding it, and its parents the rest.
+  const auto after = std::lower_bound(spans.begin(), spans.end(), offset,
+                                      [](const ScopeSpan& span, Dwarf_Off at) { return span.start < at; });
+  uint32_t s = after == spans.begin() ? kNoSpan : static_cast<uint32_t>(after - spans.begin() - 1);
+  while (s != kNoSpan && spans[s].end <= offset) s = spans[s].parent;
+  std::vector<const char*> names;  // innermost first
+  for (; s != kNoSpan; s = spans[s].parent) {
+    if (spans[s].name == nullptr) return std::string();  // inside a DIE libdw's walk does not enter
+    names.push_back(spans[s].name);
+  }
+  std::string qualified;
+  for (auto name = names.rbegin(); name != names.rend(); ++name) {
+    qualified += *name;
+    qualified += "::";
+  }
+  return qualified;
+}
+
 // A function's name as perf spells ELF symbols: its linkage name demangled, else its DWARF
 // name qualified by the namespaces and classes around its definition (what the demangler makes
 // of a linkage name). Once per DIE, and the qualification once per definition (a function
@@ -401,7 +518,9 @@ const std::string& DwarfLines::NameOf(Dwarf_Die* die) {
   if (name == nullptr) return it->second;
   Dwarf_Die definition = Definition(die);
   const auto [prefix, new_prefix] = prefixes_.try_emplace(dwarf_dieoffset(&definition));
-  if (new_prefix && !(scope_index_ && InCUnit(&definition))) prefix->second = ScopePrefix(&definition);
+  if (new_prefix && !(scope_index_ && InCUnit(&definition))) {
+    prefix->second = scope_index_ ? IndexedScopePrefix(&definition) : ScopePrefix(&definition);
+  }
   return it->second = prefix->second + name;
 }
 
