@@ -195,19 +195,12 @@ ScopeWalk ClassifyScope(int tag) {
       return ScopeWalk::kNamed;
     case DW_TAG_compile_unit:
     case DW_TAG_module:
-    case DW_TAG_lexical_block:
-    case DW_TAG_with_stmt:
-    case DW_TAG_catch_block:
-    case DW_TAG_try_block:
-    case DW_TAG_entry_point:
-    case DW_TAG_inlined_subroutine:
-    case DW_TAG_subprogram:
       return ScopeWalk::kEntered;
     case DW_TAG_union_type:
     case DW_TAG_interface_type:
       return ScopeWalk::kOpaque;
     default:
-      return ScopeWalk::kOther;
+      return MayHaveScopes(tag) ? ScopeWalk::kEntered : ScopeWalk::kOther;
   }
 }
 
