@@ -56,8 +56,9 @@ def perf_samples(ctx, data, dwarf):
 
 
 def reader_samples(ctx, data):
-    """([(tid, time ns, event, ip, frames)], the summary, {pid: [(start, end, pgoff, file)]}: the
-    files each process mapped, for guessed_cut_length)."""
+    """([(tid, time ns, event, ip, frames, pid, mapped)], the summary, {pid: [(start, end, pgoff,
+    name)]}: what each process mapped, in record order, for guessed_cut_length; a sample's
+    `mapped` is how many of its process's mappings had been made when it was taken)."""
     p = ctx.tool.run("perfdata", "--json", "--records", "--unwind", data, timeout=900)
     check(p.returncode == 0, f"jitdump perfdata {data}: exit {p.returncode}: {p.stderr[-2000:]}")
     lines = p.stdout.splitlines()
@@ -65,7 +66,7 @@ def reader_samples(ctx, data):
     out, maps = [], {}
     for line in lines[:-1]:
         r = json.loads(line)
-        if r["type"] == "MMAP2" and r["filename"].startswith("/"):
+        if r["type"] == "MMAP2":
             maps.setdefault(r["pid"], []).append((r["start"], r["start"] + r["len"], r["pgoff"], r["filename"]))
         if r["type"] != "SAMPLE":
             continue
@@ -74,19 +75,23 @@ def reader_samples(ctx, data):
         # perf 6.1 takes only these context markers; with any other it discards the whole chain.
         if any(ip >= MARKERS and ip not in CONTEXTS for ip in raw):
             chain = []
-        out.append([r["tid"], r["time"], r["event"], r["ip"], chain + r.get("unwound", []), r["pid"]])
+        out.append([r["tid"], r["time"], r["event"], r["ip"], chain + r.get("unwound", []), r["pid"],
+                    len(maps.get(r["pid"], []))])
     return out, summary, maps
 
 
 def _places(frames, mappings):
     """A sample's frames as profile_diff.guessed_cut_length takes them: (kind, file, file-relative
-    pc), "native" for a frame in a file the process mapped."""
+    pc), "native" for a frame in a file the process mapped: the latest of `mappings` (those
+    mapped when the sample was taken) holding it, since a later mapping replaces an earlier one
+    where they overlap (a JVM maps libraries into "//anon" reservations)."""
     out = []
     for pc in frames:
         place = ("unknown", "", pc)
-        for start, end, pgoff, path in mappings:
+        for start, end, pgoff, path in reversed(mappings):
             if start <= pc < end:
-                place = ("native", path, pc - start + pgoff)
+                if path.startswith("/") and not path.startswith("//"):
+                    place = ("native", path, pc - start + pgoff)
                 break
         out.append(place)
     return out
@@ -128,7 +133,7 @@ def test_reader_matches_perf(ctx, shape):
     if shape == "dwarf":
         guessed = 0
         for i, (a, b) in enumerate(zip(ours, theirs)):
-            cut = None if frames[i] else guessed_cut_length(_places(a[4], maps.get(a[5], [])))
+            cut = None if frames[i] else guessed_cut_length(_places(a[4], maps.get(a[5], [])[:a[6]]))
             if cut is not None and len(a[4]) >= cut and len(b[4]) >= cut:
                 frames[i] = True
                 guessed += 1
