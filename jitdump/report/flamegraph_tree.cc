@@ -7,7 +7,9 @@
 #include <span>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
+#include "jitdump/report/child_index.h"
 #include "jitdump/report/sequence_sort.h"
 
 namespace jitdump::report {
@@ -66,24 +68,18 @@ std::string ProcessFrameName(const Process& process) {
          "]";
 }
 
-// The tree under construction. Children are found by frame through one open-addressing table of
-// node indexes keyed by (parent, frame), not a node-based map: millions of nodes, no allocation
-// per node. AddSamples looks up only the frames where a sample's path leaves the one before it.
+// The tree under construction, its children found by frame through a ChildIndex keyed by
+// (parent, frame): millions of nodes, no allocation per node. AddSamples looks up only the frames
+// where a sample's path leaves the one before it.
 class TreeBuilder {
  public:
-  TreeBuilder(uint32_t root_frame) : slots_(1024, kNone) { nodes_.push_back(BuildNode{root_frame, kNone, 0}); }
+  TreeBuilder(uint32_t root_frame) : children_(NodeKey{&nodes_}) { nodes_.push_back(BuildNode{root_frame, kNone, 0}); }
 
   uint32_t Child(uint32_t parent, uint32_t frame) {
-    for (size_t slot = Slot(parent, frame);; slot = (slot + 1) & (slots_.size() - 1)) {
-      const uint32_t node = slots_[slot];
-      if (node == kNone) {
-        slots_[slot] = static_cast<uint32_t>(nodes_.size());
-        nodes_.push_back(BuildNode{frame, parent, nodes_[parent].depth + 1});
-        if (nodes_.size() * 2 > slots_.size()) Grow();
-        return static_cast<uint32_t>(nodes_.size() - 1);
-      }
-      if (nodes_[node].parent == parent && nodes_[node].frame == frame) return node;
-    }
+    bool added = false;
+    const uint32_t node = children_.FindOrAdd(parent, frame, static_cast<uint32_t>(nodes_.size()), &added);
+    if (added) nodes_.push_back(BuildNode{frame, parent, nodes_[parent].depth + 1});
+    return node;
   }
 
   void Count(uint32_t node, uint64_t samples, uint32_t line) {
@@ -102,25 +98,16 @@ class TreeBuilder {
 
   std::vector<BuildNode>& nodes() { return nodes_; }
   const std::vector<PooledLine>& lines() const { return lines_; }
-  void ReleaseIndex() { std::vector<uint32_t>().swap(slots_); }
+  void ReleaseIndex() { children_.Release(); }
 
  private:
-  size_t Slot(uint32_t parent, uint32_t frame) const {
-    const uint64_t key = (uint64_t{parent} << 32 | frame) * 0x9e3779b97f4a7c15u;  // Fibonacci hashing
-    return static_cast<size_t>(key >> 32) & (slots_.size() - 1);
-  }
-  void Grow() {
-    slots_.assign(slots_.size() * 2, kNone);
-    for (uint32_t i = 1; i < nodes_.size(); ++i) {
-      size_t slot = Slot(nodes_[i].parent, nodes_[i].frame);
-      while (slots_[slot] != kNone) slot = (slot + 1) & (slots_.size() - 1);
-      slots_[slot] = i;
-    }
-  }
-
   std::vector<BuildNode> nodes_;
   std::vector<PooledLine> lines_;
-  std::vector<uint32_t> slots_;  // node indexes; size a power of two, at most half full
+  struct NodeKey {
+    const std::vector<BuildNode>* nodes;
+    std::pair<uint32_t, uint32_t> operator()(uint32_t n) const { return {(*nodes)[n].parent, (*nodes)[n].frame}; }
+  };
+  ChildIndex<NodeKey> children_;  // nodes by (parent, frame)
 };
 
 // The pseudo frames of processes, threads and unknown locations, made once each (a recording

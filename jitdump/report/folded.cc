@@ -6,8 +6,10 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "jitdump/report/child_index.h"
 #include "jitdump/report/sample_order.h"
 
 namespace jitdump::report {
@@ -40,7 +42,7 @@ const char* Suffix(FrameKind kind) {
 class Folder {
  public:
   Folder(const Profile& profile, const FoldedOptions& options, const std::vector<uint32_t>& by_path)
-      : slots_(1024, kNone) {
+      : children_(NodeKey{&nodes_}) {
     texts_.reserve(profile.functions.size());
     for (const Function& f : profile.functions) {
       std::string text = ";";
@@ -170,35 +172,18 @@ class Folder {
       nodes_[path.back()].count += samples[s].count;
       walk->previous = s;
     }
-    std::vector<uint32_t>().swap(slots_);
+    children_.Release();
   }
 
-  // The child of `parent` with `token`, made when it is new. Open addressing over node indexes
-  // keyed by (parent, token): hundreds of thousands of nodes, no allocation per node.
+  // The child of `parent` with `token`, made when it is new.
   uint32_t Child(uint32_t parent, uint32_t token) {
-    for (size_t slot = Slot(parent, token);; slot = (slot + 1) & (slots_.size() - 1)) {
-      const uint32_t node = slots_[slot];
-      if (node == kNone) {
-        slots_[slot] = static_cast<uint32_t>(nodes_.size());
-        nodes_.push_back(Node{parent, token, nodes_[parent].depth + 1, 0, 0});
-        ++nodes_[parent].children;
-        if (nodes_.size() * 2 > slots_.size()) Grow();
-        return static_cast<uint32_t>(nodes_.size() - 1);
-      }
-      if (nodes_[node].parent == parent && nodes_[node].token == token) return node;
+    bool added = false;
+    const uint32_t node = children_.FindOrAdd(parent, token, static_cast<uint32_t>(nodes_.size()), &added);
+    if (added) {
+      nodes_.push_back(Node{parent, token, nodes_[parent].depth + 1, 0, 0});
+      ++nodes_[parent].children;
     }
-  }
-  size_t Slot(uint32_t parent, uint32_t token) const {
-    const uint64_t key = (uint64_t{parent} << 32 | token) * 0x9e3779b97f4a7c15u;  // Fibonacci hashing
-    return static_cast<size_t>(key >> 32) & (slots_.size() - 1);
-  }
-  void Grow() {
-    slots_.assign(slots_.size() * 2, kNone);
-    for (uint32_t n = 1; n < nodes_.size(); ++n) {
-      size_t slot = Slot(nodes_[n].parent, nodes_[n].token);
-      while (slots_[slot] != kNone) slot = (slot + 1) & (slots_.size() - 1);
-      slots_[slot] = n;
-    }
+    return node;
   }
 
   // Tokens: every segment text t is ranked twice in one order, as t + ";" (a segment that more
@@ -249,8 +234,12 @@ class Folder {
   std::vector<uint32_t> last_;      // mid token -> the same text's token as the last segment
   std::vector<std::string_view> text_of_;  // token -> a text that spells it (in texts_)
   std::vector<uint32_t> location_tokens_;
-  std::vector<Node> nodes_;      // nodes_[0]: the root (no text); a parent before its children
-  std::vector<uint32_t> slots_;  // node indexes by (parent, token); a power of two, at most half full
+  std::vector<Node> nodes_;  // nodes_[0]: the root (no text); a parent before its children
+  struct NodeKey {
+    const std::vector<Node>* nodes;
+    std::pair<uint32_t, uint32_t> operator()(uint32_t n) const { return {(*nodes)[n].parent, (*nodes)[n].token}; }
+  };
+  ChildIndex<NodeKey> children_;  // nodes by (parent, token)
 };
 
 }  // namespace
