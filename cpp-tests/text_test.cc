@@ -29,5 +29,18 @@ TEST(TextTest, ExpandPidReplacesPercentPAndPercentPercent) {
   EXPECT_EQ(ExpandPid("plain", 7), "plain");
 }
 
+TEST(TextTest, PrintableEscapesEveryByteOutsidePrintableAscii) {
+  EXPECT_EQ(Printable("a b/c~"), "a b/c~");
+  EXPECT_EQ(Printable(std::string_view("\x1b[31m\n\0\x7f", 8)), "\\x1b[31m\\x0a\\x00\\x7f");
+  EXPECT_EQ(Printable("caf\xc3\xa9"), "caf\\xc3\\xa9");
+}
+
+TEST(TextTest, EscapedTextKeepsNonAsciiWhenAskedAndCutsAtMax) {
+  EXPECT_EQ(EscapedText("caf\xc3\xa9\t", /*keep_non_ascii=*/true), "caf\xc3\xa9\\x09");
+  EXPECT_EQ(EscapedText("abcdef", false, 3), "abc...");
+  EXPECT_EQ(EscapedText("abc", false, 3), "abc");
+  EXPECT_EQ(EscapedText("\x01\x02", false, 1), "\\x01...");
+}
+
 }  // namespace
 }  // namespace jitdump

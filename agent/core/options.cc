@@ -293,22 +293,7 @@ bool HasDefault(const OptionSpec& spec) { return !spec.default_text.empty() && s
 }  // namespace
 
 // Keeps messages printable whatever bytes the user passed (options may not be UTF-8).
-std::string Printable(std::string_view s, size_t max) {
-  std::string out;
-  for (char c : s.substr(0, max)) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u < 0x7f) {
-      out.push_back(c);
-    } else {
-      static const char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out.push_back(kHex[u >> 4]);
-      out.push_back(kHex[u & 15]);
-    }
-  }
-  if (s.size() > max) out += "...";
-  return out;
-}
+std::string Printable(std::string_view s, size_t max) { return jitdump::EscapedText(s, false, max); }
 
 std::optional<uint64_t> ParseSize(std::string_view text) {
   uint64_t multiplier = 1;

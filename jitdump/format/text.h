@@ -1,8 +1,10 @@
 // Small text helpers the agent, the reader and the tool share, so each rule exists once: what
-// counts as surrounding space, a path's last component, and what `%p` in a path means (the agent
-// expands it when it writes a file; the report expands the same pattern to find that file again).
+// counts as surrounding space, a path's last component, what `%p` in a path means (the agent
+// expands it when it writes a file; the report expands the same pattern to find that file again),
+// and how bytes from outside are shown in a message.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -40,5 +42,31 @@ inline std::string ExpandPid(std::string_view pattern, uint32_t pid) {
   }
   return out;
 }
+
+// Bytes from outside (a user's option, a recording, a dump, a path a JVM mapped) made safe to
+// show in a message: control bytes and DEL become \xNN, so nothing in them can drive a terminal
+// or split a line, and so do bytes from 0x80 up unless `keep_non_ascii` (names shown as they are
+// spelled, UTF-8 included). At most `max` bytes are shown, then "...".
+inline std::string EscapedText(std::string_view text, bool keep_non_ascii = false, size_t max = SIZE_MAX) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  const std::string_view shown = text.substr(0, max);
+  out.reserve(shown.size());
+  for (const char c : shown) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f || (u > 0x7f && !keep_non_ascii)) {
+      out += "\\x";
+      out.push_back(kHex[u >> 4]);
+      out.push_back(kHex[u & 15]);
+    } else {
+      out.push_back(c);
+    }
+  }
+  if (text.size() > shown.size()) out += "...";
+  return out;
+}
+
+// The form messages use: every byte outside printable ASCII escaped.
+inline std::string Printable(std::string_view text) { return EscapedText(text); }
 
 }  // namespace jitdump

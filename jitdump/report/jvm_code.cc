@@ -9,7 +9,7 @@
 #include "jitdump/read/decoder.h"
 #include "jitdump/read/untrusted_file.h"
 #include "jitdump/report/classify.h"
-#include "jitdump/report/printable.h"
+#include "jitdump/format/text.h"
 
 namespace jitdump::report {
 

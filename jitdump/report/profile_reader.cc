@@ -6,7 +6,6 @@
 
 #include "jitdump/report/classify.h"
 #include "jitdump/report/dump_locator.h"
-#include "jitdump/report/printable.h"
 #include "jitdump/format/text.h"
 
 namespace jitdump::report {

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "jitdump/format/text.h"
 #include "jitdump/read/decoder.h"
 #include "jitdump/read/regular_file.h"
 
@@ -69,21 +70,6 @@ bool LoadSidecar(const std::string& path, JitDump* sidecar) {
   return true;
 }
 
-std::string Shown(std::string_view text) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      out += "\\x";
-      out.push_back(kHex[u >> 4]);
-      out.push_back(kHex[u & 15]);
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
-}
+std::string Shown(std::string_view text) { return EscapedText(text, /*keep_non_ascii=*/true); }
 
 }  // namespace jitdump::tool

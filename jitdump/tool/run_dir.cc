@@ -14,14 +14,12 @@
 #include <cstring>
 #include <memory>
 
-#include "jitdump/report/printable.h"
+#include "jitdump/format/text.h"
 #include "jitdump/write/safe_file.h"
 #include "jitdump/tool/follow_copy.h"
 
 namespace jitdump::tool {
 namespace {
-
-using report::Printable;
 
 std::string Octal(mode_t mode) {
   char text[16];

@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-#include "jitdump/report/printable.h"
+#include "jitdump/format/text.h"
 #include "jitdump/tool/agent_location.h"
 #include "jitdump/tool/command.h"
 #include "jitdump/tool/jvm_attach.h"
@@ -49,8 +49,6 @@ constexpr char kUsage[] =
 
 constexpr OptionSpec kOptions[] = {
     {"--agent", "PATH"}, {"--force", ""}, {"--timeout", "SECONDS"}, {"--jattach", "PATH"}};
-
-using report::Printable;
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "jitdump-attach: %s\n", message.c_str());

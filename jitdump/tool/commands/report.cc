@@ -34,7 +34,7 @@
 #include "jitdump/perfdata/reader.h"
 #include "jitdump/report/perf_data_source.h"
 #include "jitdump/report/pprof_writer.h"
-#include "jitdump/report/printable.h"
+#include "jitdump/format/text.h"
 #include "jitdump/report/process_map.h"
 #include "jitdump/report/profile_json.h"
 #include "jitdump/report/profile_reader.h"
@@ -169,7 +169,7 @@ std::map<uint32_t, nlohmann::json> AgentStats(const Profile& profile, const std:
       std::string text;
       if (const Status status = ReadUntrusted(path, kMaxStatsBytes, &text); !status.ok()) {
         if (status.err_no() != ENOENT) {
-          std::fprintf(stderr, "jitdump report: warning: stats file %s: %s\n", report::Printable(path).c_str(),
+          std::fprintf(stderr, "jitdump report: warning: stats file %s: %s\n", Printable(path).c_str(),
                        status.ToString().c_str());
         }
         continue;
@@ -179,7 +179,7 @@ std::map<uint32_t, nlohmann::json> AgentStats(const Profile& profile, const std:
         out[static_cast<uint32_t>(i)] = std::move(stats);
       } else {
         std::fprintf(stderr, "jitdump report: warning: stats file %s is not a JSON object\n",
-                     report::Printable(path).c_str());
+                     Printable(path).c_str());
       }
       break;
     }
@@ -202,7 +202,7 @@ class OutputDirectory {
   bool Open(const std::string& dir, bool no_follow, std::string* error) {
     fd_ = ::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC | (no_follow ? O_NOFOLLOW : 0));
     if (fd_ < 0) {
-      *error = report::Printable(dir) + ": " +
+      *error = Printable(dir) + ": " +
                (errno == ENOTDIR || errno == ELOOP ? std::string("not a directory (a symlink is not followed)")
                                                    : std::string(std::strerror(errno)));
       return false;
@@ -251,13 +251,13 @@ bool WriteOutput(const std::string& path, const char* what, Write write, int out
         ok = ok && static_cast<bool>(out);
       }  // closes fd
       if (!ok) {
-        std::fprintf(stderr, "jitdump report: writing %s to %s failed: %s\n", what, report::Printable(path).c_str(),
+        std::fprintf(stderr, "jitdump report: writing %s to %s failed: %s\n", what, Printable(path).c_str(),
                      error.empty() ? "write failed" : error.c_str());
       }
       return ok;
     }
     if (fd >= 0) ::close(fd);
-    std::fprintf(stderr, "jitdump report: cannot write %s to %s: %s\n", what, report::Printable(path).c_str(),
+    std::fprintf(stderr, "jitdump report: cannot write %s to %s: %s\n", what, Printable(path).c_str(),
                  fd < 0 ? std::strerror(errno) : "not a file, FIFO or device");
     return false;
   }
@@ -274,7 +274,7 @@ bool WriteOutput(const std::string& path, const char* what, Write write, int out
   std::string temporary;
   if (const Status status = CreateTemporaryAt(out_dir, "." + name + ".", O_WRONLY, 0644, &fd, &temporary);
       !status.ok()) {
-    std::fprintf(stderr, "jitdump report: cannot write %s to %s: %s\n", what, report::Printable(path).c_str(),
+    std::fprintf(stderr, "jitdump report: cannot write %s to %s: %s\n", what, Printable(path).c_str(),
                  status.ToString().c_str());
     return false;
   }
@@ -293,7 +293,7 @@ bool WriteOutput(const std::string& path, const char* what, Write write, int out
   }
   if (!ok) {
     ::unlinkat(out_dir, temporary.c_str(), 0);
-    std::fprintf(stderr, "jitdump report: writing %s to %s failed: %s\n", what, report::Printable(path).c_str(),
+    std::fprintf(stderr, "jitdump report: writing %s to %s failed: %s\n", what, Printable(path).c_str(),
                  error.empty() ? "write failed" : error.c_str());
     return false;
   }
@@ -365,7 +365,7 @@ int RunReport(ReportRequest req) {
   if (!req.out_dir.empty()) {
     std::string error;
     if (mkdir(req.out_dir.c_str(), 0755) != 0 && errno != EEXIST) {
-      std::fprintf(stderr, "jitdump report: cannot create %s: %s\n", report::Printable(req.out_dir).c_str(),
+      std::fprintf(stderr, "jitdump report: cannot create %s: %s\n", Printable(req.out_dir).c_str(),
                    std::strerror(errno));
       return kExitInvalid;
     }
@@ -539,10 +539,10 @@ int RunReport(ReportRequest req) {
       std::fprintf(stderr,
                    "  JVM %u (%s): %" PRIu64 " samples, %.2f%% of its JIT samples named, %.2f%% of %" PRIu64
                    " compiled-Java samples with a source line, %.2f%% interpreted; %s%s\n",
-                   p.value("pid", 0u), report::Printable(p.value("command", std::string())).c_str(),
+                   p.value("pid", 0u), Printable(p.value("command", std::string())).c_str(),
                    p.value("samples", uint64_t{0}), p.value("jit_named_percent", 0.0),
                    p.value("java_with_line_percent", 0.0), p.value("java", uint64_t{0}),
-                   p.value("interpreted_percent", 0.0), report::Printable(p.value("dump", std::string())).c_str(),
+                   p.value("interpreted_percent", 0.0), Printable(p.value("dump", std::string())).c_str(),
                    p.contains("agent_stats") ? " (with agent stats)" : "");
     }
   }

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "jitdump/report/perf_data_source.h"
-#include "jitdump/report/printable.h"
+#include "jitdump/format/text.h"
 #include "jitdump/report/process_map.h"
 #include "jitdump/write/safe_file.h"
 #include "jitdump/tool/command.h"
@@ -76,7 +76,7 @@ bool MarkersTrusted(const std::string& run_path) {
   std::string error;
   std::unique_ptr<report::PerfDataSource> recording = report::PerfDataSource::Open(run_path + "/perf.data", &error);
   if (!recording) {
-    std::fprintf(stderr, "jitdump run-dir: %s\n", report::Printable(error).c_str());
+    std::fprintf(stderr, "jitdump run-dir: %s\n", Printable(error).c_str());
     return false;
   }
   recording->ReadSideBand(processes);
@@ -97,7 +97,7 @@ bool MarkersTrusted(const std::string& run_path) {
                    "jitdump run-dir: perf inject would write its jitted ELF images beside %s, and %s: refused. "
                    "jitdump report's outputs (folded.txt, srcline.txt, the flame graph, pprof) have the same Java "
                    "frames without perf inject\n",
-                   report::Printable(marker.path).c_str(), why.c_str());
+                   Printable(marker.path).c_str(), why.c_str());
       ok = false;
     }
   }
@@ -114,7 +114,7 @@ int TakeDumpsCommand(const std::string& dir) {
   std::vector<std::string> notes;
   const bool taken = TakeDumps(run.fd, run.path, &notes, &error);
   ::close(run.fd);
-  for (const std::string& note : notes) std::fprintf(stderr, "jitdump run-dir: %s\n", report::Printable(note).c_str());
+  for (const std::string& note : notes) std::fprintf(stderr, "jitdump run-dir: %s\n", Printable(note).c_str());
   if (!taken) {
     std::fprintf(stderr, "jitdump run-dir: %s\n", error.c_str());
     return kExitInvalid;
