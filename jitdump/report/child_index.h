@@ -20,7 +20,7 @@ class ChildIndex {
  public:
   static constexpr uint32_t kNone = UINT32_MAX;
 
-  explicit ChildIndex(KeyOf key_of) : key_of_(std::move(key_of)), slots_(1024, kNone) {}
+  explicit ChildIndex(KeyOf key_of) : key_of_(std::move(key_of)), slots_(kInitialSlots, kNone) {}
 
   // The child of `parent` with `key`; when it has none, `fresh` is recorded as that child and
   // returned, and the caller makes node `fresh` before the next call. Nodes are numbered from 0
@@ -41,18 +41,22 @@ class ChildIndex {
     }
   }
 
-  // Frees the slots once the tree is grown.
+  // Frees the slots once the tree is grown (a later FindOrAdd files every node again).
   void Release() { std::vector<uint32_t>().swap(slots_); }
 
  private:
+  static constexpr size_t kInitialSlots = 1024;
+
   size_t Slot(uint32_t parent, uint32_t key) const {
     const uint64_t mixed = (uint64_t{parent} << 32 | key) * 0x9e3779b97f4a7c15u;  // Fibonacci hashing
     return static_cast<size_t>(mixed >> 32) & (slots_.size() - 1);
   }
 
-  // Doubles the slots and files nodes 1 .. nodes - 1 again.
+  // Doubles the slots (or makes them anew after Release) and files nodes 1 .. nodes - 1 again.
   void Grow(uint32_t nodes) {
-    slots_.assign(slots_.size() * 2, kNone);
+    size_t size = slots_.empty() ? kInitialSlots : slots_.size() * 2;
+    while (2 * (size_t{nodes} + 1) > size) size *= 2;
+    slots_.assign(size, kNone);
     for (uint32_t n = 1; n < nodes; ++n) {
       const auto [parent, key] = key_of_(n);
       size_t slot = Slot(parent, key);
