@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <string_view>
 
+#include "jitdump/format/text.h"
 #include "jitdump/read/decoder.h"
 #include "jitdump/read/untrusted_file.h"
 #include "jitdump/report/classify.h"
-#include "jitdump/format/text.h"
 
 namespace jitdump::report {
 

@@ -24,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "jitdump/format/text.h"
 #include "jitdump/read/untrusted_file.h"
 #include "jitdump/report/batch_malloc.h"
 #include "jitdump/report/dump_locator.h"
@@ -34,7 +35,6 @@
 #include "jitdump/perfdata/reader.h"
 #include "jitdump/report/perf_data_source.h"
 #include "jitdump/report/pprof_writer.h"
-#include "jitdump/format/text.h"
 #include "jitdump/report/process_map.h"
 #include "jitdump/report/profile_json.h"
 #include "jitdump/report/profile_reader.h"

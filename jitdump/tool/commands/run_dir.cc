@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "jitdump/report/perf_data_source.h"
 #include "jitdump/format/text.h"
+#include "jitdump/report/perf_data_source.h"
 #include "jitdump/report/process_map.h"
 #include "jitdump/write/safe_file.h"
 #include "jitdump/tool/command.h"
