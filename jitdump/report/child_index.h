@@ -4,7 +4,9 @@
 //
 // Open addressing over node indexes only, four bytes a slot: the (parent, key) a slot stands for
 // is read from the tree's own nodes (`KeyOf`), so the index adds no copy of them and no
-// allocation per node. Linear probing, a power-of-two capacity grown at half full.
+// allocation per node. Linear probing, a power-of-two capacity grown at half full. Not a
+// FlatTable (flat_index.h), whose entries hold their keys: slots holding (parent, key) beside the
+// node measured no faster on the bench recording and take three times the memory.
 #pragma once
 
 #include <cstddef>
