@@ -231,6 +231,70 @@ TEST_F(ProfileReaderTest, OtherEventsAreLeftOut) {
   EXPECT_EQ(reader.stats().skipped_events.at("cycles"), 1u);
 }
 
+// Native symbols that name every address but kNoFile (nothing to read) and kUnnamed (no symbol
+// covers it): an inlined function and the one holding it.
+class FakeNativeSymbols final : public NativeSymbols {
+ public:
+  static constexpr uint64_t kNoFile = 0x5000;
+  static constexpr uint64_t kUnnamed = 0x6000;
+  bool Defer(uint32_t, const StackFrame& frame, const FrameDso&, uint32_t ticket) override {
+    if (frame.addr == kNoFile) return false;
+    deferred.emplace_back(ticket, frame.addr);
+    return true;
+  }
+  void NameDeferred(const std::function<void(uint32_t, std::span<const NativeName>)>& each) override {
+    ++namings;
+    for (const auto& [ticket, addr] : deferred) {
+      const std::vector<NativeName> names{{"inlined_" + std::to_string(addr), "lib.c", 7}, {"holder", "lib.c", 3}};
+      each(ticket, addr == kUnnamed ? std::span<const NativeName>() : std::span<const NativeName>(names));
+    }
+    asked += deferred.size();
+    deferred.clear();
+  }
+  std::vector<std::pair<uint32_t, uint64_t>> deferred;
+  size_t asked = 0;
+  int namings = 0;
+};
+
+// Native frames are named after the last sample (NameNatives), each distinct one asked for once;
+// one nothing names is named after its DSO, as one the symbols cannot take.
+TEST_F(ProfileReaderTest, NativeFramesAreNamedAfterTheLastSample) {
+  for (const bool name_first : {true, false}) {
+    ProfileReader reader(processes_, ReadOptions{});
+    FakeNativeSymbols symbols;
+    reader.set_native_symbols(&symbols);
+    const uint32_t lib = reader.dsos().Intern("/usr/lib/libx.so");
+    std::vector<StackFrame> frames(3);
+    const uint64_t addrs[] = {0x1000, FakeNativeSymbols::kNoFile, FakeNativeSymbols::kUnnamed};
+    for (size_t i = 0; i < frames.size(); ++i) {
+      frames[i].addr = frames[i].file_addr = addrs[i];
+      frames[i].dso = lib;
+    }
+    StackSample sample;
+    sample.pid = 7000;
+    sample.tid = 7001;
+    sample.comm = "native";
+    sample.frames = frames;
+    for (int i = 0; i < 3; ++i) reader.Add(sample);
+    EXPECT_EQ(symbols.namings, 0);  // nothing is named while samples come
+    // Take() names them when the caller has not.
+    if (name_first) reader.NameNatives();
+    const Profile p = reader.Take();
+    EXPECT_EQ(symbols.namings, 1);
+    EXPECT_EQ(symbols.asked, 2u);  // 0x1000 and kUnnamed, once each
+    ASSERT_EQ(p.samples.size(), 1u);
+    EXPECT_EQ(p.samples[0].count, 3u);
+    const std::vector<uint32_t>& stack = p.samples[0].locations;
+    ASSERT_EQ(stack.size(), 3u);
+    EXPECT_EQ(Chain(p, stack[0]), (std::vector<std::string>{"inlined_4096:7", "holder:3"}));
+    EXPECT_EQ(p.functions[p.locations[stack[0]].lines[0].function].file, "lib.c");
+    EXPECT_EQ(p.functions[p.locations[stack[0]].lines[0].function].kind, FrameKind::kNative);
+    EXPECT_EQ(Chain(p, stack[1]), std::vector<std::string>{"[libx.so]:0"});
+    EXPECT_EQ(Chain(p, stack[2]), std::vector<std::string>{"[libx.so]:0"});
+    EXPECT_NE(stack[1], stack[2]);  // two addresses, two locations
+  }
+}
+
 // The outputs, from one small profile: 4 samples in Leaf.get inlined, 2 in Outer.run, 3 in the
 // adapters, 1 interpreted, 1 in the kernel, 1 unresolved JIT.
 class OutputsTest : public ProfileReaderTest {

@@ -187,6 +187,32 @@ TEST_F(SymbolizerTest, InlineChainHasEachCallersLine) {
   EXPECT_EQ(one.frames[0].line, 0u);
 }
 
+// Release frees what was read; a file asked for again is read again and named the same, and its
+// report (one per file) keeps counting.
+TEST_F(SymbolizerTest, ReleasedFilesAreReadAgainAndKeepTheirReport) {
+  Symbolizer s(NoHostDebug());
+  const uint64_t call = pie_->functions.at("inner_return") - 1;
+  auto chain = [&] {
+    std::vector<std::string> out;
+    for (const Frame& f : Find(s, *pie_, call).frames) out.push_back(std::string(f.function) + ":" + std::to_string(f.line));
+    return out;
+  };
+  const std::vector<std::string> before = chain();
+  ASSERT_EQ(before.size(), 3u);
+  const size_t files = s.Files().size();
+  s.Release();
+  s.Release();  // twice: nothing left to free
+  EXPECT_EQ(chain(), before);
+  EXPECT_EQ(Name(Find(s, *pie_, pie_->functions.at("main"))), "main");
+  const std::vector<FileReport> reports = s.Files();
+  EXPECT_EQ(reports.size(), files + 1);  // the library, and now the program
+  uint64_t library_lookups = 0;
+  for (const FileReport& r : reports) {
+    if (r.recorded_path == pie_->MapOf(call).path) library_lookups = r.lookups;
+  }
+  EXPECT_EQ(library_lookups, 2u);
+}
+
 TEST_F(SymbolizerTest, DwarfLargerThanTheBudgetIsNotRead) {
   Options options = NoHostDebug();
   options.max_dwarf_bytes = 1024;  // the fixture's DWARF is larger

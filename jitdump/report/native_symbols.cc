@@ -1,5 +1,9 @@
 #include "jitdump/report/native_symbols.h"
 
+#include <algorithm>
+#include <tuple>
+#include <unordered_map>
+
 #include "jitdump/perfdata/address_spaces.h"
 #include "jitdump/perfdata/format.h"
 
@@ -20,38 +24,107 @@ void SymbolizedNames::SetKernelOnce() {
   symbolizer_.SetRecordingKernel(kernel);
 }
 
-std::vector<NativeName> SymbolizedNames::Lookup(uint32_t pid, const StackFrame& frame, const FrameDso& dso) {
-  std::vector<NativeName> out;
+bool SymbolizedNames::Defer(uint32_t pid, const StackFrame& frame, const FrameDso& dso, uint32_t ticket) {
   const perfdata::Mapping* mapping = frame.mapping;
-  if (dso.none || mapping == nullptr || mapping->dso == nullptr) return out;
-  SetKernelOnce();
-  symbols::Lookup found;
+  if (dso.none || mapping == nullptr || mapping->dso == nullptr) return false;
   switch (mapping->dso->kind) {
     case perfdata::DsoKind::kKernel:
     case perfdata::DsoKind::kModule:
-      found = symbolizer_.FindKernel(frame.addr);
-      break;
     case perfdata::DsoKind::kFile:
-    case perfdata::DsoKind::kVdso: {
-      symbols::Mapping m;
-      m.path = mapping->dso->path;
-      m.build_id = mapping->dso->build_id;
-      m.start = mapping->start;
-      m.end = mapping->end;
-      m.pgoff = mapping->pgoff;
-      m.pid = pid;
-      found = symbolizer_.Find(m, frame.addr);
+    case perfdata::DsoKind::kVdso:
       break;
-    }
     default:
-      return out;  // anonymous memory (JIT code: the dumps name it), [heap], [stack]
+      return false;  // anonymous memory (JIT code: the dumps name it), [heap], [stack]
   }
-  if (found.outcome != symbols::Outcome::kSymbol) return out;
+  deferred_.push_back(Deferred{mapping->dso, mapping->start, mapping->end, mapping->pgoff, frame.addr, pid, ticket});
+  return true;
+}
+
+void SymbolizedNames::Lookup(const Deferred& frame, std::vector<NativeName>* out) {
+  out->clear();
+  symbols::Lookup found;
+  if (frame.dso->kind == perfdata::DsoKind::kKernel || frame.dso->kind == perfdata::DsoKind::kModule) {
+    found = symbolizer_.FindKernel(frame.addr);
+  } else {
+    symbols::Mapping m;
+    m.path = frame.dso->path;
+    m.build_id = frame.dso->build_id;
+    m.start = frame.start;
+    m.end = frame.end;
+    m.pgoff = frame.pgoff;
+    m.pid = frame.pid;
+    found = symbolizer_.Find(m, frame.addr);
+  }
+  if (found.outcome != symbols::Outcome::kSymbol) return;
   for (const symbols::Frame& f : found.frames) {
-    if (f.function.empty()) return {};
-    out.push_back(NativeName{std::string(f.function), std::string(f.file), f.line});
+    if (f.function.empty()) {
+      out->clear();
+      return;
+    }
+    out->push_back(NativeName{std::string(f.function), std::string(f.file), f.line});
   }
-  return out;
+}
+
+namespace {
+
+bool IsKernel(const perfdata::Dso& dso) {
+  return dso.kind == perfdata::DsoKind::kKernel || dso.kind == perfdata::DsoKind::kModule;
+}
+
+// Whether two DSOs are read from one file (the symbolizer's key: the build id, else the path);
+// the kernel and its modules are one (kallsyms).
+bool SameFile(const perfdata::Dso& a, const perfdata::Dso& b) {
+  if (IsKernel(a) || IsKernel(b)) return IsKernel(a) && IsKernel(b);
+  return a.build_id == b.build_id && a.path == b.path;
+}
+
+}  // namespace
+
+void SymbolizedNames::NameDeferred(const std::function<void(uint32_t, std::span<const NativeName>)>& each) {
+  SetKernelOnce();
+  std::vector<Deferred> frames;
+  frames.swap(deferred_);
+  // The kernel first, then file by file, by address within a file: what one file holds is read
+  // once and released before the next file is read. The few DSOs are put in that order first,
+  // the frames then sorted by numbers (their DSO's file's place, pid, address).
+  std::unordered_map<const perfdata::Dso*, uint32_t> file_of;
+  std::vector<const perfdata::Dso*> dsos;
+  for (const Deferred& frame : frames) {
+    if (file_of.emplace(frame.dso, 0).second) dsos.push_back(frame.dso);
+  }
+  std::sort(dsos.begin(), dsos.end(), [](const perfdata::Dso* a, const perfdata::Dso* b) {
+    if (IsKernel(*a) != IsKernel(*b)) return IsKernel(*a);
+    return std::tie(a->build_id, a->path) < std::tie(b->build_id, b->path);
+  });
+  uint32_t file = 0;
+  for (size_t i = 0; i < dsos.size(); ++i) {
+    if (i > 0 && !SameFile(*dsos[i - 1], *dsos[i])) ++file;
+    file_of[dsos[i]] = file;
+  }
+  struct Order {
+    uint64_t file_and_pid;
+    uint64_t address;  // the kernel's, else the file offset
+    uint32_t frame;
+    bool operator<(const Order& o) const {
+      return std::tie(file_and_pid, address, frame) < std::tie(o.file_and_pid, o.address, o.frame);
+    }
+  };
+  std::vector<Order> order;
+  order.reserve(frames.size());
+  for (uint32_t i = 0; i < frames.size(); ++i) {
+    const Deferred& f = frames[i];
+    const bool kernel = IsKernel(*f.dso);
+    order.push_back(Order{uint64_t{file_of[f.dso]} << 32 | (kernel ? 0 : f.pid), kernel ? f.addr : f.addr - f.start + f.pgoff, i});
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<NativeName> names;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i > 0 && order[i].file_and_pid >> 32 != order[i - 1].file_and_pid >> 32) symbolizer_.Release();
+    const Deferred& frame = frames[order[i].frame];
+    Lookup(frame, &names);
+    each(frame.ticket, names);
+  }
+  symbolizer_.Release();
 }
 
 }  // namespace jitdump::report

@@ -5,11 +5,17 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <vector>
 
 #include "jitdump/perfdata/recording.h"
 #include "jitdump/report/stack_sample.h"
 #include "jitdump/symbols/symbolizer.h"
+
+namespace jitdump::perfdata {
+struct Dso;
+}
 
 namespace jitdump::report {
 
@@ -22,7 +28,9 @@ class SymbolizedNames final : public NativeSymbols {
   // before the first lookup.
   void SetKernelText(uint64_t text_address) { kernel_text_ = text_address; }
 
-  std::vector<NativeName> Lookup(uint32_t pid, const StackFrame& frame, const FrameDso& dso) override;
+  bool Defer(uint32_t pid, const StackFrame& frame, const FrameDso& dso, uint32_t ticket) override;
+  // File by file (the kernel's first), by address within each file.
+  void NameDeferred(const std::function<void(uint32_t, std::span<const NativeName>)>& each) override;
 
   // Every file looked up (for summary.json).
   std::vector<symbols::FileReport> Files() const { return symbolizer_.Files(); }
@@ -30,8 +38,23 @@ class SymbolizedNames final : public NativeSymbols {
  private:
   void SetKernelOnce();
 
+  // A frame to name: what its mapping said when it was sampled (the mapping may change later;
+  // its DSO stays as long as the recording's address spaces, which outlive NameDeferred).
+  struct Deferred {
+    const perfdata::Dso* dso;
+    uint64_t start;
+    uint64_t end;
+    uint64_t pgoff;
+    uint64_t addr;
+    uint32_t pid;
+    uint32_t ticket;
+  };
+  // The names at one deferred frame's address into `out`.
+  void Lookup(const Deferred& frame, std::vector<NativeName>* out);
+
   const perfdata::Recording& recording_;
   symbols::Symbolizer symbolizer_;
+  std::vector<Deferred> deferred_;
   uint64_t kernel_text_ = 0;
   bool kernel_set_ = false;
 };

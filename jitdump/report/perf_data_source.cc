@@ -299,6 +299,7 @@ void PerfDataSource::ReadSamples(ProfileReader& reader, ProcessMap* processes) {
   }
   Samples sink(reader_->recording(), reader, processes, names_.get());
   reader_->Read(sink, pd::ReadOptions{});
+  reader.NameNatives();  // while the sink's address spaces (the frames' DSOs) are there
   reader.set_native_symbols(nullptr);
 }
 

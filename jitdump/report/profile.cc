@@ -116,6 +116,11 @@ uint32_t ProfileBuilder::AddLocation(uint64_t address, uint32_t mapping, const s
   return id;
 }
 
+uint32_t ProfileBuilder::AddUnnamedLocation(uint64_t address, uint32_t mapping) {
+  profile_.locations.push_back(Location{address, mapping, {}});
+  return static_cast<uint32_t>(profile_.locations.size() - 1);
+}
+
 uint32_t ProfileBuilder::AddProcess(uint32_t pid, std::string_view command, std::string_view dump) {
   profile_.processes.push_back(Process{pid, std::string(command), std::string(dump), 0, std::string()});
   return static_cast<uint32_t>(profile_.processes.size() - 1);

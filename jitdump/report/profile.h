@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -105,6 +106,12 @@ class ProfileBuilder {
   uint32_t AddMapping(std::string_view file, uint64_t start, uint64_t limit, uint64_t offset);
   // `lines` innermost first, as Location::lines. Equal (address, mapping, lines) share an index.
   uint32_t AddLocation(uint64_t address, uint32_t mapping, const std::vector<Line>& lines);
+  // A location whose lines come later (SetLines), never shared: the caller makes one per
+  // (address, mapping) it has not named yet.
+  uint32_t AddUnnamedLocation(uint64_t address, uint32_t mapping);
+  void SetLines(uint32_t location, std::span<const Line> lines) {
+    profile_.locations[location].lines.assign(lines.begin(), lines.end());
+  }
   uint32_t AddProcess(uint32_t pid, std::string_view command, std::string_view dump);
   // Adds `count` samples of this stack (leaf first) to the matching Sample, or a new one.
   void AddSample(const std::vector<uint32_t>& locations, uint32_t process, std::string_view thread,

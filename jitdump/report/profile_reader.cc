@@ -185,34 +185,61 @@ uint32_t ProfileReader::NativeLocation(const StackSample& sample, const StackFra
   if (!inserted) return entry.value;
   const FrameDso& dso = dsos_[frame.dso];
   const uint32_t mapping = MappingOf(frame.dso);
-  FrameKind kind = kernel ? FrameKind::kKernel : FrameKind::kNative;
-  std::vector<Line> lines;
   if (!frame.named && native_symbols_ != nullptr && !dso.none) {
     StackFrame at = frame;
     at.addr = frame.addr >= step ? frame.addr - step : frame.addr;
     at.file_addr = addr;
-    for (const NativeName& name : native_symbols_->Lookup(sample.pid, at, dso)) {
-      const FrameKind k = jit_area ? KindOfName(name.function) : kind;
-      lines.push_back(Line{builder_.AddFunction(name.function, name.file, k), name.line});
+    const auto ticket = static_cast<uint32_t>(unnamed_natives_.size());
+    if (native_symbols_->Defer(sample.pid, at, dso, ticket)) {
+      const uint32_t id = builder_.AddUnnamedLocation(addr, mapping);
+      unnamed_natives_.push_back(UnnamedNative{id, frame.dso, kernel, jit_area});
+      entry.value = id;
+      return id;
     }
   }
-  if (lines.empty()) {
-    const bool known = frame.named && KnownSymbol(frame.sym);
-    std::string name = known ? std::string(frame.sym) : std::string();
-    if (!known) name = dso.none || jit_area ? "[unknown]" : Bracketed(BaseName(dso.name));
-    if (kernel) {
-      kind = FrameKind::kKernel;
-    } else if (jit_area) {
-      // JIT code no dump describes: perf's name from a perf map, if it had one.
-      kind = known ? KindOfName(frame.sym) : FrameKind::kUnknown;
-    } else if (dso.none) {
-      kind = FrameKind::kUnknown;
-    }
-    lines.push_back(Line{builder_.AddFunction(name, "", kind), 0});
-  }
-  const uint32_t id = builder_.AddLocation(addr, mapping, lines);
+  const Line line = FallbackLine(frame, dso, kernel, jit_area);
+  const uint32_t id = builder_.AddLocation(addr, mapping, {line});
   entry.value = id;  // nothing above inserts into native_frames_: `entry` still stands
   return id;
+}
+
+Line ProfileReader::FallbackLine(const StackFrame& frame, const FrameDso& dso, bool kernel, bool jit_area) {
+  FrameKind kind = kernel ? FrameKind::kKernel : FrameKind::kNative;
+  const bool known = frame.named && KnownSymbol(frame.sym);
+  std::string name = known ? std::string(frame.sym) : std::string();
+  if (!known) name = dso.none || jit_area ? "[unknown]" : Bracketed(BaseName(dso.name));
+  if (kernel) {
+    kind = FrameKind::kKernel;
+  } else if (jit_area) {
+    // JIT code no dump describes: perf's name from a perf map, if it had one.
+    kind = known ? KindOfName(frame.sym) : FrameKind::kUnknown;
+  } else if (dso.none) {
+    kind = FrameKind::kUnknown;
+  }
+  return Line{builder_.AddFunction(name, "", kind), 0};
+}
+
+void ProfileReader::NameNatives() {
+  ReleaseReadState();
+  if (unnamed_natives_.empty()) return;
+  std::vector<bool> named(unnamed_natives_.size());
+  std::vector<Line> lines;
+  auto name = [&](uint32_t ticket, std::span<const NativeName> names) {
+    if (ticket >= unnamed_natives_.size() || named[ticket]) return;
+    named[ticket] = true;
+    const UnnamedNative& frame = unnamed_natives_[ticket];
+    lines.clear();
+    for (const NativeName& n : names) {
+      const FrameKind kind = frame.jit_area ? KindOfName(n.function) : frame.kernel ? FrameKind::kKernel : FrameKind::kNative;
+      lines.push_back(Line{builder_.AddFunction(n.function, n.file, kind), n.line});
+    }
+    if (lines.empty()) lines.push_back(FallbackLine(StackFrame{}, dsos_[frame.dso], frame.kernel, frame.jit_area));
+    builder_.SetLines(frame.location, lines);
+  };
+  if (native_symbols_ != nullptr) native_symbols_->NameDeferred(name);
+  // What the symbols did not answer for (none, unless they were taken away) is named after its DSO.
+  for (uint32_t ticket = 0; ticket < unnamed_natives_.size(); ++ticket) name(ticket, {});
+  decltype(unnamed_natives_)().swap(unnamed_natives_);
 }
 
 ProfileReader::Resolved ProfileReader::Resolve(const StackSample& sample, const StackFrame& frame, bool first,
@@ -493,10 +520,7 @@ void ProfileReader::Finish(const StackSample& sample, uint32_t process) {
   }
 }
 
-Profile ProfileReader::Take() {
-  // The dumps, caches and indexes are freed (not only emptied) before the builder makes the
-  // profile's samples, which then reuse that memory: fresh pages cost the kernel's zeroing (with
-  // them kept, making the samples was the report's peak).
+void ProfileReader::ReleaseReadState() {
   jvms_.clear();   // each Jvm and its share of a decoded dump
   dumps_.clear();
   decltype(jit_locations_)().swap(jit_locations_);  // clear() would keep the buckets
@@ -509,6 +533,13 @@ Profile ProfileReader::Take() {
   decltype(this_stack_)().swap(this_stack_);
   decltype(mappings_)().swap(mappings_);
   process_ids_.clear();
+}
+
+Profile ProfileReader::Take() {
+  // The dumps, caches and indexes are freed (not only emptied) before the builder makes the
+  // profile's samples, which then reuse that memory: fresh pages cost the kernel's zeroing (with
+  // them kept, making the samples was the report's peak).
+  NameNatives();
   return builder_.Take();
 }
 

@@ -122,6 +122,11 @@ class ProfileReader final : public ScriptSink {
   bool times_are_dump_clock() const { return options_.times_are_dump_clock; }
 
   const ReadStats& stats() const { return stats_; }
+  // After the last sample: frees the dumps and caches of the reading, then names the native
+  // frames left to the NativeSymbols (NativeSymbols::NameDeferred), in that memory. Take() does
+  // it when the caller has not; without NativeSymbols then, those frames are named after
+  // their DSOs.
+  void NameNatives();
   // The finished profile; the reader is left empty, its dumps and caches freed (stats() stays).
   Profile Take();
 
@@ -177,6 +182,11 @@ class ProfileReader final : public ScriptSink {
   // `frame` looked up at `step` bytes before its address (1 for a return address).
   uint32_t NativeLocation(const StackSample& sample, const StackFrame& frame, uint64_t step, bool kernel, bool jit_area);
   uint32_t MappingOf(uint32_t dso);
+  // A native frame's one line when no symbol names it: perf script's symbol (`frame.named`),
+  // else its DSO's name ("[libc.so.6]", "[unknown]").
+  Line FallbackLine(const StackFrame& frame, const FrameDso& dso, bool kernel, bool jit_area);
+  // Frees what only reading samples needs: dumps, caches, indexes.
+  void ReleaseReadState();
 
   const ProcessMap* processes_ = nullptr;
   ReadOptions options_;
@@ -201,6 +211,15 @@ class ProfileReader final : public ScriptSink {
   std::unordered_map<uint32_t, uint32_t> mappings_;  // dso id -> profile mapping
   DsoTable dsos_;
   NativeSymbols* native_symbols_ = nullptr;
+  // Native frames deferred to NativeSymbols, by ticket: their unnamed locations and what names
+  // them when the symbols do not.
+  struct UnnamedNative {
+    uint32_t location;
+    uint32_t dso;
+    bool kernel;
+    bool jit_area;
+  };
+  std::vector<UnnamedNative> unnamed_natives_;
   std::vector<StackFrame> script_frames_;  // a text sample's frames, converted
   std::vector<uint32_t> stack_;  // the sample being built, leaf first
   bool time_based_ = false;      // the event's period is nanoseconds of CPU time

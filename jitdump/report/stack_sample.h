@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -88,12 +89,19 @@ struct NativeName {
   uint32_t line = 0;
 };
 
+// Frames are named after the last sample, not as they come: then the names are looked up file
+// by file, each file's symbol tables and DWARF freed before the next file's are read, where
+// names looked up as samples came held every file's at once, at the report's peak of memory.
 class NativeSymbols {
  public:
   virtual ~NativeSymbols() = default;
-  // The names at a frame's address, innermost first (inlined functions before the function
-  // that holds them); empty when nothing names it. `pid` is the sampled process.
-  virtual std::vector<NativeName> Lookup(uint32_t pid, const StackFrame& frame, const FrameDso& dso) = 0;
+  // Takes a frame (`pid`: the sampled process) to name later under `ticket`; false when nothing
+  // can name it (no file-backed or kernel mapping): the caller names it after its DSO now.
+  virtual bool Defer(uint32_t pid, const StackFrame& frame, const FrameDso& dso, uint32_t ticket) = 0;
+  // Calls each(ticket, names) once for every frame deferred since the last call: the names at
+  // its address, innermost first (inlined functions before the function that holds them), empty
+  // when nothing names it. The names are valid during the call.
+  virtual void NameDeferred(const std::function<void(uint32_t, std::span<const NativeName>)>& each) = 0;
 };
 
 }  // namespace jitdump::report

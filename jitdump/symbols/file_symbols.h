@@ -41,6 +41,8 @@ struct FileSymbols {
   // The mapped file's PT_LOAD headers: file offset -> ELF address for DWARF.
   std::vector<ElfImage::Load> loads;
   std::vector<uint8_t> build_id;  // the recording's, else the file's own
+  // The table was freed (Symbolizer::Release): the file is read again when asked for.
+  bool released = false;
 
   // Where the DWARF is, to open it when a lookup needs it (and again after the cache closed it).
   std::string dwarf_path;

@@ -28,6 +28,11 @@ class KernelSymbols {
   // The symbol's start in recorded addresses.
   uint64_t Start(const SymbolTable::Symbol& symbol) const { return symbol.start - delta_; }
   bool available() const { return loaded_ && kallsyms_.table.size() > 0; }
+  // Frees the symbols (read again on the next Find); the report stays.
+  void Release() {
+    kallsyms_ = Kallsyms();
+    loaded_ = false;
+  }
 
   FileReport& report() { return report_; }
   bool asked() const { return asked_; }

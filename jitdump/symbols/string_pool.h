@@ -17,6 +17,8 @@ class StringPool {
     return *it;
   }
   size_t size() const { return strings_.size(); }
+  // Frees every string: the views handed out are invalid after it.
+  void Clear() { decltype(strings_)().swap(strings_); }
 
  private:
   struct Hash {

@@ -96,12 +96,23 @@ FileSymbols* Symbolizer::State::FileFor(const Mapping& mapping) {
     key += mapping.path;
   }
   FileSymbols* file = nullptr;
-  if (auto it = by_key.find(key); it != by_key.end()) {
-    file = it->second;
-  } else {
+  auto load = [&] {
     VdsoPolicy vdso;
     if (ClassifyPath(mapping.path) == PathKind::kVdso) vdso.same_kernel = kernel.SameKernel(&vdso.why);
-    files.push_back(LoadFileSymbols(mapping, locator, options, vdso));
+    return LoadFileSymbols(mapping, locator, options, vdso);
+  };
+  if (auto it = by_key.find(key); it != by_key.end()) {
+    file = it->second;
+    if (file->released) {
+      // Read again where it was (its report keeps counting).
+      const uint64_t lookups = file->report.lookups;
+      const uint64_t named = file->report.named;
+      *file = std::move(*load());
+      file->report.lookups = lookups;
+      file->report.named = named;
+    }
+  } else {
+    files.push_back(load());
     file = files.back().get();
     by_key.emplace(key, file);
   }
@@ -207,6 +218,24 @@ Lookup Symbolizer::FindKernel(uint64_t address) {
   ++report.named;
   s.frames.assign(1, Frame{s.strings.Intern(s.kernel.Name(*symbol)), address - s.kernel.Start(*symbol), {}, 0, false});
   return Lookup{Outcome::kSymbol, s.frames, module.empty() ? std::string_view() : s.strings.Intern(module)};
+}
+
+void Symbolizer::Release() {
+  State& s = *state_;
+  for (const std::unique_ptr<FileSymbols>& file : s.files) {
+    file->table = SymbolTable();
+    decltype(file->names)().swap(file->names);
+    file->dwarf.reset();
+    file->released = true;
+  }
+  s.open_dwarf.clear();
+  s.dwarf_bytes = 0;
+  decltype(s.chains)().swap(s.chains);
+  s.strings.Clear();
+  decltype(s.frames)().swap(s.frames);
+  decltype(s.chain)().swap(s.chain);
+  s.last_file = nullptr;
+  s.kernel.Release();
 }
 
 std::vector<FileReport> Symbolizer::Files() const {

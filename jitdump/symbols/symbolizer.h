@@ -149,6 +149,12 @@ class Symbolizer {
   // Every file looked up so far (and the kernel), in the order first asked for.
   std::vector<FileReport> Files() const;
 
+  // Frees what the lookups so far read (symbol tables, DWARF, kallsyms, the names handed out:
+  // earlier Lookups' views are invalid after it), keeping what Files() reports. A file asked
+  // for again is read again. A caller that asks file by file releases each before the next,
+  // so that one file's tables are in memory at a time, not every file's at once.
+  void Release();
+
  private:
   struct State;
   std::unique_ptr<State> state_;
