@@ -1,6 +1,7 @@
 #include "jitdump/report/native_symbols.h"
 
 #include <algorithm>
+#include <iterator>
 #include <tuple>
 #include <unordered_map>
 
@@ -36,7 +37,17 @@ bool SymbolizedNames::Defer(uint32_t pid, const StackFrame& frame, const FrameDs
     default:
       return false;  // anonymous memory (JIT code: the dumps name it), [heap], [stack]
   }
-  deferred_.push_back(Deferred{mapping->dso, mapping->start, mapping->end, mapping->pgoff, frame.addr, pid, ticket});
+  const Deferred deferred{mapping->dso, mapping->start, mapping->end, mapping->pgoff, frame.addr, pid, ticket};
+  if (!streaming_) {
+    deferred_.push_back(deferred);
+    return true;
+  }
+  SetKernelOnce();
+  std::vector<NativeName> names;
+  Lookup(deferred, &names);
+  names_.insert(names_.end(), std::make_move_iterator(names.begin()), std::make_move_iterator(names.end()));
+  looked_up_.push_back(ticket);
+  first_.push_back(names_.size());
   return true;
 }
 
@@ -81,6 +92,12 @@ bool SameFile(const perfdata::Dso& a, const perfdata::Dso& b) {
 }  // namespace
 
 void SymbolizedNames::NameDeferred(const std::function<void(uint32_t, std::span<const NativeName>)>& each) {
+  for (size_t i = 0; i < looked_up_.size(); ++i) {
+    each(looked_up_[i], std::span<const NativeName>(names_.data() + first_[i], first_[i + 1] - first_[i]));
+  }
+  decltype(looked_up_)().swap(looked_up_);
+  decltype(names_)().swap(names_);
+  first_.assign(1, 0);
   SetKernelOnce();
   std::vector<Deferred> frames;
   frames.swap(deferred_);

@@ -28,6 +28,12 @@ class SymbolizedNames final : public NativeSymbols {
   // before the first lookup.
   void SetKernelText(uint64_t text_address) { kernel_text_ = text_address; }
 
+  // A stream (perf record -o - | jitdump report -) is read while its processes run: a file
+  // inside a container's root or one deleted since is found only while its process lives
+  // (/proc/PID/root, /proc/PID/map_files), so a stream's frames are looked up when they come
+  // (NameDeferred then hands over what was found), a file's after its last sample.
+  void set_streaming(bool on) { streaming_ = on; }
+
   bool Defer(uint32_t pid, const StackFrame& frame, const FrameDso& dso, uint32_t ticket) override;
   // File by file (the kernel's first), by address within each file.
   void NameDeferred(const std::function<void(uint32_t, std::span<const NativeName>)>& each) override;
@@ -55,6 +61,12 @@ class SymbolizedNames final : public NativeSymbols {
   const perfdata::Recording& recording_;
   symbols::Symbolizer symbolizer_;
   std::vector<Deferred> deferred_;
+  bool streaming_ = false;
+  // What a stream's lookups found: each ticket's names, names_[first_[i], first_[i + 1]) for
+  // looked_up_[i].
+  std::vector<uint32_t> looked_up_;
+  std::vector<size_t> first_{0};
+  std::vector<NativeName> names_;
   uint64_t kernel_text_ = 0;
   bool kernel_set_ = false;
 };

@@ -295,6 +295,7 @@ void PerfDataSource::ReadSideBand(ProcessMap& processes) {
 void PerfDataSource::ReadSamples(ProfileReader& reader, ProcessMap* processes) {
   if (symbolize_) {
     names_ = std::make_unique<SymbolizedNames>(reader_->recording());
+    names_->set_streaming(!reader_->rereadable());
     reader.set_native_symbols(names_.get());
   }
   Samples sink(reader_->recording(), reader, processes, names_.get());
