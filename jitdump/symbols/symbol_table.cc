@@ -122,6 +122,15 @@ std::string SymbolTable::Builder::DisplayName(const Symbol& symbol) const {
 
 void SymbolTable::Builder::Sort() {
   if (sorted_ == symbols_.size()) return;
+  // Added in the order of their starts (kallsyms without modules, mostly): appended as they are.
+  bool in_order = order_.empty() || symbols_[order_.back()].start <= symbols_[sorted_].start;
+  for (size_t i = sorted_ + 1; in_order && i < symbols_.size(); ++i) in_order = symbols_[i - 1].start <= symbols_[i].start;
+  if (in_order) {
+    order_.reserve(order_.size() + symbols_.size() - sorted_);
+    for (size_t i = sorted_; i < symbols_.size(); ++i) order_.push_back(static_cast<uint32_t>(i));
+    sorted_ = symbols_.size();
+    return;
+  }
   // By start, then by when added: perf's tree puts an equal start to the right. Sorted as
   // (start, index) pairs, not indexes compared through symbols_ (a cache miss per comparison).
   std::vector<std::pair<uint64_t, uint32_t>> added(symbols_.size() - sorted_);
@@ -255,10 +264,18 @@ SymbolTable SymbolTable::Builder::Build() {
       Replay();
       table.pieces_ = OverlapPieces();
     }
-    // The live symbols by start (symbols_ indexes -> table indexes for the pieces).
+    // The live symbols by start (symbols_ indexes -> table indexes for the pieces). Without
+    // pieces, and with the live symbols in the order added, they are moved down over the removed
+    // ones in place (kallsyms: no second copy of 100,000+ symbols).
     std::vector<uint32_t> index(table.pieces_.empty() ? 0 : symbols_.size(), kNone);
+    if (index.empty() && std::is_sorted(order_.begin(), order_.end())) {
+      for (size_t k = 0; k < order_.size(); ++k) symbols_[k] = symbols_[order_[k]];  // order_[k] >= k
+      symbols_.resize(order_.size());
+      table.symbols_ = std::move(symbols_);
+    }
     table.symbols_.reserve(order_.size());
-    for (uint32_t symbol : order_) {
+    for (size_t k = table.symbols_.size(); k < order_.size(); ++k) {
+      const uint32_t symbol = order_[k];
       if (!index.empty()) index[symbol] = static_cast<uint32_t>(table.symbols_.size());
       table.symbols_.push_back(symbols_[symbol]);
     }
