@@ -89,9 +89,10 @@ struct NativeName {
   uint32_t line = 0;
 };
 
-// Frames are named after the last sample, not as they come: then the names are looked up file
-// by file, each file's symbol tables and DWARF freed before the next file's are read, where
-// names looked up as samples came held every file's at once, at the report's peak of memory.
+// The reader hands its frames over as they come (Defer) and names them after the last sample
+// (NameDeferred): a recording file's names are then looked up file by file, each file's symbol
+// tables and DWARF freed before the next file's are read, where names looked up as samples came
+// held every file's at once, at the report's peak of memory.
 class NativeSymbols {
  public:
   virtual ~NativeSymbols() = default;
