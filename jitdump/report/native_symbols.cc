@@ -25,6 +25,21 @@ void SymbolizedNames::SetKernelOnce() {
   symbolizer_.SetRecordingKernel(kernel);
 }
 
+namespace {
+
+bool IsKernel(const perfdata::Dso& dso) {
+  return dso.kind == perfdata::DsoKind::kKernel || dso.kind == perfdata::DsoKind::kModule;
+}
+
+// Whether two DSOs are read from one file (the symbolizer's key: the build id, else the path);
+// the kernel and its modules are one (kallsyms).
+bool SameFile(const perfdata::Dso& a, const perfdata::Dso& b) {
+  if (IsKernel(a) || IsKernel(b)) return IsKernel(a) && IsKernel(b);
+  return a.build_id == b.build_id && a.path == b.path;
+}
+
+}  // namespace
+
 bool SymbolizedNames::Defer(uint32_t pid, const StackFrame& frame, const FrameDso& dso, uint32_t ticket) {
   const perfdata::Mapping* mapping = frame.mapping;
   if (dso.none || mapping == nullptr || mapping->dso == nullptr) return false;
@@ -54,7 +69,7 @@ bool SymbolizedNames::Defer(uint32_t pid, const StackFrame& frame, const FrameDs
 void SymbolizedNames::Lookup(const Deferred& frame, std::vector<NativeName>* out) {
   out->clear();
   symbols::Lookup found;
-  if (frame.dso->kind == perfdata::DsoKind::kKernel || frame.dso->kind == perfdata::DsoKind::kModule) {
+  if (IsKernel(*frame.dso)) {
     found = symbolizer_.FindKernel(frame.addr);
   } else {
     symbols::Mapping m;
@@ -75,21 +90,6 @@ void SymbolizedNames::Lookup(const Deferred& frame, std::vector<NativeName>* out
     out->push_back(NativeName{std::string(f.function), std::string(f.file), f.line});
   }
 }
-
-namespace {
-
-bool IsKernel(const perfdata::Dso& dso) {
-  return dso.kind == perfdata::DsoKind::kKernel || dso.kind == perfdata::DsoKind::kModule;
-}
-
-// Whether two DSOs are read from one file (the symbolizer's key: the build id, else the path);
-// the kernel and its modules are one (kallsyms).
-bool SameFile(const perfdata::Dso& a, const perfdata::Dso& b) {
-  if (IsKernel(a) || IsKernel(b)) return IsKernel(a) && IsKernel(b);
-  return a.build_id == b.build_id && a.path == b.path;
-}
-
-}  // namespace
 
 void SymbolizedNames::NameDeferred(const std::function<void(uint32_t, std::span<const NativeName>)>& each) {
   for (size_t i = 0; i < looked_up_.size(); ++i) {

@@ -222,12 +222,11 @@ Line ProfileReader::FallbackLine(const StackFrame& frame, const FrameDso& dso, b
 void ProfileReader::NameNatives() {
   ReleaseReadState();
   if (unnamed_natives_.empty()) return;
-  std::vector<bool> named(unnamed_natives_.size());
   std::vector<Line> lines;
   auto name = [&](uint32_t ticket, std::span<const NativeName> names) {
-    if (ticket >= unnamed_natives_.size() || named[ticket]) return;
-    named[ticket] = true;
+    if (ticket >= unnamed_natives_.size()) return;
     const UnnamedNative& frame = unnamed_natives_[ticket];
+    if (!builder_.profile().locations[frame.location].lines.empty()) return;  // named already
     lines.clear();
     for (const NativeName& n : names) {
       const FrameKind kind = frame.jit_area ? KindOfName(n.function) : frame.kernel ? FrameKind::kKernel : FrameKind::kNative;
