@@ -23,9 +23,11 @@ size_t LeadingUnderscores(std::string_view name) {
 }
 
 // perf's choose_best_symbol: true when `a` (added first) stays over `b`. The names (perf's,
-// demangled) are made only when size and binding do not decide: demangling is the costly part.
-template <typename NameOf>
-bool KeepFirst(const SymbolTable::Symbol& a, const SymbolTable::Symbol& b, NameOf name_of) {
+// demangled) are made only when size and binding do not decide: demangling is the costly part,
+// and two symbols spelled alike (a .symtab entry and its .dynsym copy, most of a C++ library's
+// pairs at one address) are demangled once.
+template <typename NameOf, typename SameSpelling>
+bool KeepFirst(const SymbolTable::Symbol& a, const SymbolTable::Symbol& b, NameOf name_of, SameSpelling same_spelling) {
   const uint64_t a_size = a.end - a.start;
   const uint64_t b_size = b.end - b.start;
   if (b_size == 0 && a_size > 0) return true;
@@ -39,7 +41,7 @@ bool KeepFirst(const SymbolTable::Symbol& a, const SymbolTable::Symbol& b, NameO
   if (a_global && !b_global) return true;
   if (b_global && !a_global) return false;
   const std::string a_name = name_of(a);
-  const std::string b_name = name_of(b);
+  const std::string b_name = same_spelling(a, b) ? a_name : name_of(b);
   const size_t a_underscores = LeadingUnderscores(a_name);
   const size_t b_underscores = LeadingUnderscores(b_name);
   if (b_underscores > a_underscores) return true;
@@ -182,7 +184,10 @@ void SymbolTable::Builder::FinishPass(bool kallsyms) {
     if (symbols_[curr].start != symbols_[next].start) {
       order_[kept++] = curr;
       curr = next;
-    } else if (KeepFirst(symbols_[curr], symbols_[next], [this](const Symbol& s) { return DisplayName(s); })) {
+    } else if (KeepFirst(symbols_[curr], symbols_[next], [this](const Symbol& s) { return DisplayName(s); },
+                         [this](const Symbol& x, const Symbol& y) {
+                           return x.spelled == y.spelled && std::strcmp(names_.c_str() + x.name, names_.c_str() + y.name) == 0;
+                         })) {
       remove(next);
     } else {
       remove(curr);
