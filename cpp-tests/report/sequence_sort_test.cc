@@ -24,6 +24,23 @@ std::vector<uint32_t> Sorted(const Sequences& sequences) {
   return order;
 }
 
+// The same, skipping the runs an equal range shares.
+std::vector<uint32_t> SortedSkippingRuns(const Sequences& sequences) {
+  std::vector<uint32_t> order(sequences.size());
+  std::iota(order.begin(), order.end(), 0);
+  SortSequences(
+      order.data(), order.data() + order.size(), 0,
+      [&](uint32_t s, size_t depth) { return depth < sequences[s].size() ? int64_t{sequences[s][depth]} : int64_t{-1}; },
+      [&](uint32_t a, uint32_t b, size_t depth, size_t most) {
+        const std::vector<uint32_t>& x = sequences[a];
+        const std::vector<uint32_t>& y = sequences[b];
+        size_t k = 0;
+        while (k < most && depth + k < x.size() && depth + k < y.size() && x[depth + k] == y[depth + k]) ++k;
+        return k;
+      });
+  return order;
+}
+
 // The sequences in the order `order` gives them (equal sequences may come in any order).
 Sequences InOrder(const Sequences& sequences, const std::vector<uint32_t>& order) {
   Sequences out;
@@ -54,6 +71,24 @@ TEST(SequenceSortTest, MatchesLexicographicOrderOnDeepSharedPrefixes) {
     std::sort(expected.begin(), expected.end());
     EXPECT_EQ(InOrder(sequences, Sorted(sequences)), expected) << "seed " << seed;
   }
+}
+
+// Skipping the runs that a range of sequences shares moves no sequence: the permutation is the
+// one a token at a time gives, equal sequences in the same places.
+TEST(SequenceSortTest, SkippingSharedRunsGivesTheSamePermutation) {
+  for (uint32_t seed = 1; seed <= 20; ++seed) {
+    std::mt19937 random(seed);
+    const std::vector<uint32_t> root = {7, 3, 9, 9, 1, 4, 4, 8, 2, 6, 5, 0};
+    Sequences sequences;
+    for (size_t i = 0, count = 20 + random() % 2000; i < count; ++i) {
+      std::vector<uint32_t> s(root.begin(), root.begin() + static_cast<std::ptrdiff_t>(random() % (root.size() + 1)));
+      for (size_t n = random() % 40; n > 0; --n) s.push_back(random() % (seed % 3 == 0 ? 2 : 6));
+      sequences.push_back(std::move(s));
+    }
+    EXPECT_EQ(SortedSkippingRuns(sequences), Sorted(sequences)) << "seed " << seed;
+  }
+  const Sequences sequences = {{1, 2, 3}, {1, 2}, {}, {1}, {0, 5}, {1, 2, 3, 0}, {2}, {1, 2, 3}};
+  EXPECT_EQ(SortedSkippingRuns(sequences), Sorted(sequences));
 }
 
 TEST(SequenceSortTest, EmptyAndSingle) {
