@@ -1,42 +1,60 @@
-// ProfileBuilder's samples: identical (process, thread, stack) merge into one Sample, in the
-// order each was first added, and anything that differs (a location, the stack's length, the
-// thread, the process) makes another.
+// ProfileBuilder's samples: identical (process, thread, stack) merge into one Sample, and
+// anything that differs (a location, the stack's length, the thread, the process) makes another;
+// Take() gives them in the order of their paths (SamplesByPath's), which then keeps it.
 #include "jitdump/report/profile.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <vector>
+
+#include "jitdump/report/sample_order.h"
 
 namespace jitdump::report {
 namespace {
 
-TEST(ProfileBuilderTest, MergesIdenticalStacksOfAThreadInFirstSeenOrder) {
+TEST(ProfileBuilderTest, MergesIdenticalStacksOfAThreadInPathOrder) {
   ProfileBuilder b;
   const uint32_t jvm = b.AddProcess(10, "java", "/tmp/jit-10.dump");
   const uint32_t shell = b.AddProcess(11, "sh", "");
+  // Leaf first: the paths from the root are 3-2-1, 2-1, 4-2-1.
   const std::vector<uint32_t> a{1, 2, 3}, prefix{1, 2}, other{1, 2, 4};
+  b.AddSample(other, jvm, "http-nio-8080-exec-1", 1, 250);
+  b.AddSample(a, shell, "http-nio-8080-exec-1", 1, 250);
   b.AddSample(a, jvm, "http-nio-8080-exec-1", 1, 250);
   b.AddSample(prefix, jvm, "http-nio-8080-exec-1", 1, 250);
   b.AddSample(a, jvm, "http-nio-8080-exec-2", 1, 250);
   b.AddSample(a, jvm, "http-nio-8080-exec-1", 2, 500);
-  b.AddSample(other, jvm, "http-nio-8080-exec-1", 1, 250);
-  b.AddSample(a, shell, "http-nio-8080-exec-1", 1, 250);
   b.AddSample(prefix, jvm, "http-nio-8080-exec-1", 1, 250);
   const Profile p = b.Take();
   ASSERT_EQ(p.samples.size(), 5u);
-  EXPECT_EQ(p.samples[0].locations, a);
-  EXPECT_EQ(p.samples[0].thread, "http-nio-8080-exec-1");
-  EXPECT_EQ(p.samples[0].process, jvm);
-  EXPECT_EQ(p.samples[0].count, 3u);
-  EXPECT_EQ(p.samples[0].nanos, 750u);
-  EXPECT_EQ(p.samples[1].locations, prefix);
-  EXPECT_EQ(p.samples[1].count, 2u);
-  EXPECT_EQ(p.samples[2].thread, "http-nio-8080-exec-2");
-  EXPECT_EQ(p.samples[2].count, 1u);
+  // The JVM's paths in order (a prefix before what it begins), then the shell's.
+  EXPECT_EQ(p.samples[0].locations, prefix);
+  EXPECT_EQ(p.samples[0].count, 2u);
+  EXPECT_EQ(p.samples[0].nanos, 500u);
+  // One path on two threads: two samples next to each other, in either order.
+  const bool first_is_exec_1 = p.samples[1].thread == "http-nio-8080-exec-1";
+  const Sample& exec_1 = p.samples[first_is_exec_1 ? 1 : 2];
+  const Sample& exec_2 = p.samples[first_is_exec_1 ? 2 : 1];
+  EXPECT_EQ(exec_1.locations, a);
+  EXPECT_EQ(exec_1.thread, "http-nio-8080-exec-1");
+  EXPECT_EQ(exec_1.process, jvm);
+  EXPECT_EQ(exec_1.count, 3u);
+  EXPECT_EQ(exec_1.nanos, 750u);
+  EXPECT_EQ(exec_2.locations, a);
+  EXPECT_EQ(exec_2.thread, "http-nio-8080-exec-2");
+  EXPECT_EQ(exec_2.count, 1u);
   EXPECT_EQ(p.samples[3].locations, other);
+  EXPECT_EQ(p.samples[3].process, jvm);
+  EXPECT_EQ(p.samples[4].locations, a);
   EXPECT_EQ(p.samples[4].process, shell);
   EXPECT_EQ(p.processes.size(), 2u);
+  // Already in order: SamplesByPath keeps it.
+  std::vector<uint32_t> identity(p.samples.size());
+  std::iota(identity.begin(), identity.end(), 0);
+  EXPECT_EQ(SamplesByPath(p), identity);
   // The builder is left empty.
   EXPECT_TRUE(b.Take().samples.empty());
 }
@@ -54,12 +72,34 @@ TEST(ProfileBuilderTest, ManyDistinctStacksEachKeepTheirCounts) {
   }
   const Profile p = b.Take();
   ASSERT_EQ(p.samples.size(), kStacks);
-  for (uint32_t i = 0; i < kStacks; ++i) {
-    ASSERT_EQ(p.samples[i].locations.size(), 1 + i % 40) << i;
-    EXPECT_EQ(p.samples[i].locations.front(), i * 7);
-    EXPECT_EQ(p.samples[i].count, 3u);
-    EXPECT_EQ(p.samples[i].thread, i % 2 ? "main" : "worker");
+  std::vector<bool> seen(kStacks);
+  for (size_t s = 0; s < p.samples.size(); ++s) {
+    const Sample& sample = p.samples[s];
+    ASSERT_FALSE(sample.locations.empty());
+    const uint32_t i = sample.locations.front() / 7;  // each stack's leaf is unique
+    ASSERT_LT(i, kStacks);
+    EXPECT_FALSE(seen[i]) << i;
+    seen[i] = true;
+    ASSERT_EQ(sample.locations.size(), 1 + i % 40) << i;
+    EXPECT_EQ(sample.locations.front(), i * 7);
+    EXPECT_EQ(sample.count, 3u);
+    EXPECT_EQ(sample.thread, i % 2 ? "main" : "worker");
+    if (s > 0) {
+      EXPECT_FALSE(PathAfter(p.samples[s - 1], sample)) << s;
+    }
   }
+}
+
+// Samples in no order (a profile put together by hand) are sorted by SamplesByPath.
+TEST(ProfileBuilderTest, SamplesByPathSortsSamplesOutOfOrder) {
+  Profile p;
+  p.samples.resize(4);
+  p.samples[0].locations = {5, 9};
+  p.samples[1].locations = {9};
+  p.samples[2].locations = {1, 2, 8};
+  p.samples[3].locations = {7, 9};
+  p.samples[3].process = 1;
+  EXPECT_EQ(SamplesByPath(p), (std::vector<uint32_t>{2, 1, 0, 3}));
 }
 
 }  // namespace

@@ -150,6 +150,8 @@ void ProfileBuilder::AddSample(const std::vector<uint32_t>& locations, uint32_t 
 
 Profile ProfileBuilder::Take() {
   Profile out = std::move(profile_);
+  // In path order: the outputs walk them so (SamplesByPath finds them sorted).
+  stacks_.SortByPath();
   out.samples.reserve(out.samples.size() + stacks_.size());
   for (size_t i = 0; i < stacks_.size(); ++i) {
     Sample& sample = out.samples.emplace_back();

@@ -119,7 +119,8 @@ class ProfileBuilder {
 
   // The profile being built, but for its samples: Take() makes them.
   Profile& profile() { return profile_; }
-  // The finished profile; the builder is left empty.
+  // The finished profile, its samples in the order of their paths (SamplesByPath's, which finds
+  // them so and keeps it); the builder is left empty.
   Profile Take();
 
  private:

@@ -37,8 +37,15 @@ class StackTable {
   size_t size() const { return records_.size(); }
   // Bytes their records take (headers, locations, padding, and the unused ends of chunks).
   uint64_t record_bytes() const { return end_; }
-  // The `i`th stack made (0 first), its locations into `locations` (replacing what it held).
+  // The `i`th stack made (0 first), or the `i`th in path order after SortByPath, its locations
+  // into `locations` (replacing what it held).
   Stack Get(size_t i, std::vector<uint32_t>* locations) const;
+
+  // Puts the stacks in the order of their paths: process, then locations outermost first, a path
+  // before every longer one it begins (SamplesByPath's order, equal paths in the order it gives
+  // them). Every output walks the samples so: made in this order, each sample's locations follow
+  // the one before in memory, where in the order first seen each was a read somewhere else.
+  void SortByPath();
 
  private:
   // A record in the chunks, 8-byte aligned: this header, then the `frames` locations, `bytes`
@@ -72,6 +79,9 @@ class StackTable {
   void Grow();
 
   std::vector<Slot> slots_;
+  // Location `depth` from the root (1 the outermost) of the stack at `record`, or -1 past it.
+  int64_t LocationFromRoot(uint32_t record, size_t depth) const;
+
   std::vector<uint32_t> records_;  // each stack's record offset in 8-byte units, first made first
   std::vector<std::unique_ptr<uint8_t[]>> chunks_;
   // The start of each 1 MiB of record offsets (a record longer than a chunk gets a chunk of
