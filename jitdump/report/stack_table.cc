@@ -76,19 +76,13 @@ StackTable::Stack StackTable::Get(size_t i, std::vector<uint32_t>* locations) co
   return Stack{header->process, header->thread, header->count, header->nanos};
 }
 
-int64_t StackTable::LocationFromRoot(uint32_t record, size_t depth) const {
-  const Header* header = HeaderAt(uint64_t{record} * 8);
-  if (depth == 0 || depth > header->frames) return -1;
-  const size_t k = header->frames - depth;
-  if (header->bytes == 4 * size_t{header->frames}) return reinterpret_cast<const uint32_t*>(header + 1)[k];
-  return reinterpret_cast<const uint16_t*>(header + 1)[k];
-}
-
 void StackTable::SortByPath() {
   // records_ holds record offsets: the sort permutes them as SamplesByPath permutes indexes of
   // samples made in this order, by the same tokens, so equal paths come out in the same order.
   auto token_at = [this](uint32_t record, size_t depth) -> int64_t {
-    return depth == 0 ? int64_t{HeaderAt(uint64_t{record} * 8)->process} : LocationFromRoot(record, depth);
+    if (depth == 0) return HeaderAt(uint64_t{record} * 8)->process;
+    const Locations locations = LocationsAt(record);
+    return depth <= locations.frames ? int64_t{locations.FromRoot(depth)} : int64_t{-1};
   };
   auto shared = [this](uint32_t a, uint32_t b, size_t depth, size_t most) -> size_t {
     size_t n = 0;
@@ -96,12 +90,10 @@ void StackTable::SortByPath() {
       if (most == 0 || HeaderAt(uint64_t{a} * 8)->process != HeaderAt(uint64_t{b} * 8)->process) return 0;
       n = depth = 1;
     }
-    while (n < most) {
-      const int64_t x = LocationFromRoot(a, depth);
-      if (x < 0 || x != LocationFromRoot(b, depth)) break;
-      ++n;
-      ++depth;
-    }
+    const Locations x = LocationsAt(a);
+    const Locations y = LocationsAt(b);
+    const size_t both = std::min(x.frames, y.frames);
+    for (; n < most && depth <= both && x.FromRoot(depth) == y.FromRoot(depth); ++depth) ++n;
     return n;
   };
   SortSequences(records_.data(), records_.data() + records_.size(), 0, token_at, shared);

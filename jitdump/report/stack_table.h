@@ -79,8 +79,21 @@ class StackTable {
   void Grow();
 
   std::vector<Slot> slots_;
-  // Location `depth` from the root (1 the outermost) of the stack at `record`, or -1 past it.
-  int64_t LocationFromRoot(uint32_t record, size_t depth) const;
+  // A record's locations as stored, leaf first: 2 or 4 bytes each.
+  struct Locations {
+    const void* first;
+    uint32_t frames;
+    bool wide;
+    // Location `depth` from the root (1 the outermost); `depth` in [1, frames].
+    uint32_t FromRoot(size_t depth) const {
+      const size_t k = frames - depth;
+      return wide ? static_cast<const uint32_t*>(first)[k] : static_cast<const uint16_t*>(first)[k];
+    }
+  };
+  Locations LocationsAt(uint32_t record) const {
+    const Header* header = HeaderAt(uint64_t{record} * 8);
+    return Locations{header + 1, header->frames, header->bytes == 4 * size_t{header->frames}};
+  }
 
   std::vector<uint32_t> records_;  // each stack's record offset in 8-byte units, first made first
   std::vector<std::unique_ptr<uint8_t[]>> chunks_;
