@@ -146,6 +146,28 @@ class PseudoFrames {
   std::vector<uint32_t> unknown_;    // by location index
 };
 
+// Every location's frames, outermost first, in one array: location l's are
+// lines[first[l], first[l + 1]), none for an unknown location. The samples' walk reads a
+// location's frames from here, in a row, instead of through each location's own vector (a
+// read somewhere else for each frame of each sample).
+struct LocationLines {
+  explicit LocationLines(const Profile& profile) {
+    first.reserve(profile.locations.size() + 1);
+    for (const Location& location : profile.locations) {
+      first.push_back(static_cast<uint32_t>(lines.size()));
+      lines.insert(lines.end(), location.lines.rbegin(), location.lines.rend());
+    }
+    first.push_back(static_cast<uint32_t>(lines.size()));
+  }
+  bool Unknown(uint32_t location) const { return first[location] == first[location + 1]; }
+  std::span<const Line> Of(uint32_t location) const {
+    return std::span<const Line>(lines.data() + first[location], first[location + 1] - first[location]);
+  }
+
+  std::vector<uint32_t> first;
+  std::vector<Line> lines;
+};
+
 // Each sample's path below the root as tokens, root first: its process's and thread's pseudo
 // frames when the graph has those levels, then its locations outermost first (a location stands
 // for its whole inline chain, or for its unknown frame). Equal tokens give equal frames, so
@@ -153,7 +175,8 @@ class PseudoFrames {
 // sample before it up to their first different token.
 class SamplePaths {
  public:
-  SamplePaths(const Profile& profile, const FlameGraphOptions& options, PseudoFrames& pseudo) {
+  SamplePaths(const Profile& profile, const FlameGraphOptions& options, const LocationLines& lines,
+              PseudoFrames& pseudo) {
     const bool process_level = options.process_level || profile.processes.size() > 1;
     levels_ = size_t{process_level} + size_t{options.thread_level};
     size_t total = 0;
@@ -167,7 +190,7 @@ class SamplePaths {
       if (process_level) tokens_.push_back(pseudo.Process(sample.process));
       if (options.thread_level) tokens_.push_back(pseudo.Thread(sample.thread));
       for (auto loc = sample.locations.rbegin(); loc != sample.locations.rend(); ++loc) {
-        if (profile.locations[*loc].lines.empty()) pseudo.Unknown(*loc);
+        if (lines.Unknown(*loc)) pseudo.Unknown(*loc);
         tokens_.push_back(*loc);
       }
     }
@@ -212,7 +235,8 @@ class SamplePaths {
 void AddSamples(const Profile& profile, const FlameGraphOptions& options, const std::vector<uint32_t>* by_path,
                 FrameTable& frames, TreeBuilder& tree) {
   PseudoFrames pseudo(profile, frames);
-  const SamplePaths paths(profile, options, pseudo);
+  const LocationLines lines(profile);
+  const SamplePaths paths(profile, options, lines, pseudo);
   std::vector<uint32_t> sorted_here;
   if (by_path == nullptr || options.thread_level) by_path = &(sorted_here = paths.Sorted());
   struct Frame {
@@ -246,12 +270,12 @@ void AddSamples(const Profile& profile, const FlameGraphOptions& options, const 
       uint32_t node = path.empty() ? 0 : path.back().node;
       if (k < paths.levels()) {
         path.push_back(Frame{tree.Child(node, tokens[k]), 0});
-      } else if (const Location& location = profile.locations[tokens[k]]; location.lines.empty()) {
+      } else if (lines.Unknown(tokens[k])) {
         path.push_back(Frame{tree.Child(node, pseudo.Unknown(tokens[k])), 0});
       } else {
-        for (auto line = location.lines.rbegin(); line != location.lines.rend(); ++line) {
-          node = tree.Child(node, line->function);
-          path.push_back(Frame{node, line->line});
+        for (const Line& line : lines.Of(tokens[k])) {
+          node = tree.Child(node, line.function);
+          path.push_back(Frame{node, line.line});
         }
       }
       open.push_back(Token{static_cast<uint32_t>(path.size())});
