@@ -1,7 +1,8 @@
 // StackTable: a stack added again counts into the first one; stacks that differ anywhere (a
 // location, the length, the process, the thread) stay apart; locations of every size come back
 // as they went in (16 or 32 bits a stack), records longer than a chunk included; stacks
-// come back in the order first added, whatever the table's growth did to its slots.
+// come back in the order first added, whatever the table's growth did to its slots; AddLater
+// counts as Add once flushed.
 #include "jitdump/report/stack_table.h"
 
 #include <gtest/gtest.h>
@@ -127,6 +128,60 @@ TEST(StackTableTest, ManyStacksAndStacksLongerThanAChunkKeepTheirOrderAndCounts)
     EXPECT_EQ(s.thread, i % 2);
     EXPECT_EQ(s.count, 2u);
   }
+}
+
+// AddLater holds a stack back until the next AddLater, Add or Flush, and counts it as Add would:
+// one held back and added again meets its own record, many in a row (the table growing between
+// them) each keep their counts and their order.
+TEST(StackTableTest, AddLaterCountsAsAddOnceFlushed) {
+  StackTable t;
+  const std::vector<uint32_t> a{1, 2, 3}, b{7, 70000};
+  t.AddLater(a, 0, 0, 1, 10);
+  EXPECT_EQ(t.size(), 0u);  // held back
+  t.AddLater(a, 0, 0, 2, 20);
+  EXPECT_EQ(t.size(), 1u);
+  t.Add(b, 0, 1, 1, 5);  // flushes the second `a` first
+  t.Flush();
+  t.Flush();  // nothing held: no stack counted twice
+  ASSERT_EQ(t.size(), 2u);
+  std::vector<uint32_t> locations;
+  StackTable::Stack s = t.Get(0, &locations);
+  EXPECT_EQ(locations, a);
+  EXPECT_EQ(s.count, 3u);
+  EXPECT_EQ(s.nanos, 30u);
+  s = t.Get(1, &locations);
+  EXPECT_EQ(locations, b);
+  EXPECT_EQ(s.count, 1u);
+
+  StackTable many;
+  constexpr uint32_t kStacks = 50000;
+  for (int round = 0; round < 2; ++round) {
+    for (uint32_t i = 0; i < kStacks; ++i) {
+      std::vector<uint32_t> stack(1 + i % 30);
+      for (uint32_t k = 0; k < stack.size(); ++k) stack[k] = i * 7 + k;
+      many.AddLater(stack, 0, i % 4, 1, 1);
+    }
+  }
+  many.Flush();
+  ASSERT_EQ(many.size(), kStacks);
+  for (uint32_t i = 0; i < kStacks; ++i) {
+    s = many.Get(i, &locations);
+    ASSERT_EQ(locations.size(), 1 + i % 30) << i;
+    EXPECT_EQ(locations.front(), i * 7) << i;
+    EXPECT_EQ(s.thread, i % 4);
+    EXPECT_EQ(s.count, 2u) << i;
+  }
+}
+
+// SortByPath counts a stack still held back.
+TEST(StackTableTest, SortByPathFlushesFirst) {
+  StackTable t;
+  t.AddLater(std::vector<uint32_t>{5, 9}, 0, 0, 1, 0);
+  t.SortByPath();
+  ASSERT_EQ(t.size(), 1u);
+  std::vector<uint32_t> locations;
+  EXPECT_EQ(t.Get(0, &locations).count, 1u);
+  EXPECT_EQ(locations, (std::vector<uint32_t>{5, 9}));
 }
 
 }  // namespace

@@ -145,7 +145,8 @@ uint32_t ProfileBuilder::ThreadId(std::string_view thread) {
 
 void ProfileBuilder::AddSample(const std::vector<uint32_t>& locations, uint32_t process, std::string_view thread,
                                uint64_t count, uint64_t nanos) {
-  stacks_.Add(locations, process, ThreadId(thread), count, nanos);
+  // Carried out at the next sample's: the stack's slot comes from memory meanwhile.
+  stacks_.AddLater(locations, process, ThreadId(thread), count, nanos);
 }
 
 Profile ProfileBuilder::Take() {

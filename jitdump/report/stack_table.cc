@@ -14,8 +14,7 @@ constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
 
 }  // namespace
 
-void StackTable::Add(std::span<const uint32_t> locations, uint32_t process, uint32_t thread, uint64_t count,
-                     uint64_t nanos) {
+StackTable::Hashed StackTable::HashOf(std::span<const uint32_t> locations, uint32_t process, uint32_t thread) {
   // The hash and the widest location in one pass, one multiply for two frames; the finalizer
   // spreads every bit over the low ones that pick the slot.
   const size_t frames = locations.size();
@@ -31,9 +30,41 @@ void StackTable::Add(std::span<const uint32_t> locations, uint32_t process, uint
     h = (h ^ locations[k]) * kGolden;
     any |= locations[k];
   }
-  const uint32_t hash = static_cast<uint32_t>(MixBits(h ^ frames));
   // A stack's width follows from its own locations, so equal stacks have equal records.
-  const bool wide = static_cast<uint32_t>(any | any >> 32) > UINT16_MAX;
+  return Hashed{static_cast<uint32_t>(MixBits(h ^ frames)), static_cast<uint32_t>(any | any >> 32) > UINT16_MAX};
+}
+
+void StackTable::Add(std::span<const uint32_t> locations, uint32_t process, uint32_t thread, uint64_t count,
+                     uint64_t nanos) {
+  Flush();
+  Insert(locations, process, thread, count, nanos, HashOf(locations, process, thread));
+}
+
+void StackTable::AddLater(std::span<const uint32_t> locations, uint32_t process, uint32_t thread, uint64_t count,
+                          uint64_t nanos) {
+  Flush();
+  const Hashed hashed = HashOf(locations, process, thread);
+  if (!slots_.empty()) __builtin_prefetch(&slots_[hashed.hash & (slots_.size() - 1)]);
+  pending_.locations.assign(locations.begin(), locations.end());
+  pending_.process = process;
+  pending_.thread = thread;
+  pending_.count = count;
+  pending_.nanos = nanos;
+  pending_.hashed = hashed;
+  pending_.held = true;
+}
+
+void StackTable::Flush() {
+  if (!pending_.held) return;
+  pending_.held = false;
+  Insert(pending_.locations, pending_.process, pending_.thread, pending_.count, pending_.nanos, pending_.hashed);
+}
+
+void StackTable::Insert(std::span<const uint32_t> locations, uint32_t process, uint32_t thread, uint64_t count,
+                        uint64_t nanos, Hashed hashed) {
+  const size_t frames = locations.size();
+  const uint32_t hash = hashed.hash;
+  const bool wide = hashed.wide;
   const size_t bytes = frames * (wide ? 4 : 2);
 
   if (2 * (records_.size() + 1) > slots_.size()) Grow();
@@ -77,6 +108,7 @@ StackTable::Stack StackTable::Get(size_t i, std::vector<uint32_t>* locations) co
 }
 
 void StackTable::SortByPath() {
+  Flush();
   // records_ holds record offsets: the sort permutes them as SamplesByPath permutes indexes of
   // samples made in this order, by the same tokens, so equal paths come out in the same order.
   auto token_at = [this](uint32_t record, size_t depth) -> int64_t {

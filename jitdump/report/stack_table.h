@@ -4,7 +4,8 @@
 // Every sample of a recording comes here, so what a sample costs is what matters: a stack seen
 // before costs a hash, one probe of a table of 8-byte slots and one comparison of a record that
 // holds everything about the stack (its counts, process, thread and locations) in one place, so
-// a repeated sample touches two places in memory and allocates nothing.
+// a repeated sample touches two places in memory and allocates nothing (AddLater asks for the
+// first of them, its slot, a sample ahead).
 //
 // And every distinct stack is kept until the profile is made, at the report's peak of memory,
 // so they are kept small: the locations in 16 bits each when all of a stack's fit (a recording
@@ -33,6 +34,13 @@ class StackTable {
   // Adds `count` samples and `nanos` of CPU time to the stack (leaf first), made when new.
   void Add(std::span<const uint32_t> locations, uint32_t process, uint32_t thread, uint64_t count, uint64_t nanos);
 
+  // Add, carried out at the next AddLater or Flush: the stack's slot is asked for from memory
+  // now, and arrives while the caller reads its next sample (each sample's slot is a cache miss
+  // in a table of megabytes). size(), Get() and SortByPath() see a stack once flushed.
+  void AddLater(std::span<const uint32_t> locations, uint32_t process, uint32_t thread, uint64_t count,
+                uint64_t nanos);
+  void Flush();
+
   // Distinct stacks so far.
   size_t size() const { return records_.size(); }
   // Bytes their records take (headers, locations, padding, and the unused ends of chunks).
@@ -48,6 +56,27 @@ class StackTable {
   void SortByPath();
 
  private:
+  // A stack's hash (its slot's) and whether its locations need 32 bits.
+  struct Hashed {
+    uint32_t hash;
+    bool wide;
+  };
+  static Hashed HashOf(std::span<const uint32_t> locations, uint32_t process, uint32_t thread);
+  void Insert(std::span<const uint32_t> locations, uint32_t process, uint32_t thread, uint64_t count, uint64_t nanos,
+              Hashed hashed);
+
+  // The stack AddLater holds back.
+  struct Pending {
+    bool held = false;
+    std::vector<uint32_t> locations;
+    uint32_t process = 0;
+    uint32_t thread = 0;
+    uint64_t count = 0;
+    uint64_t nanos = 0;
+    Hashed hashed{};
+  };
+  Pending pending_;
+
   // A record in the chunks, 8-byte aligned: this header, then the `frames` locations, `bytes`
   // of them (2 or 4 each).
   struct Header {
