@@ -2,7 +2,8 @@
 // that share a path's beginning come next to each other, which the outputs that walk the samples
 // as a tree use (folded stacks, the flame graph: a sample shares the nodes of the one before it up
 // to the first location that differs) and which compresses better (pprof: similar stacks within
-// deflate's window). Sorted once for all of them: the sort is a sizeable part of each.
+// deflate's window). Sorted once for all of them: the sort is a sizeable part of each. A profile
+// from ProfileBuilder::Take is in this order already (its samples made so, in a row in memory).
 #pragma once
 
 #include <algorithm>

@@ -36,7 +36,8 @@ class StackTable {
 
   // Add, carried out at the next AddLater or Flush: the stack's slot is asked for from memory
   // now, and arrives while the caller reads its next sample (each sample's slot is a cache miss
-  // in a table of megabytes). size(), Get() and SortByPath() see a stack once flushed.
+  // in a table of megabytes). size(), record_bytes(), Get() and SortByPath() see a stack once
+  // flushed (SortByPath flushes).
   void AddLater(std::span<const uint32_t> locations, uint32_t process, uint32_t thread, uint64_t count,
                 uint64_t nanos);
   void Flush();
