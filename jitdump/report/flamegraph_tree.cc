@@ -205,17 +205,9 @@ class SamplePaths {
   std::vector<uint32_t> Sorted() const {
     std::vector<uint32_t> order(begin_.size() - 1);
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto token_at = [this](uint32_t sample, size_t depth) {
+    SortSequences(order.data(), order.data() + order.size(), 0, [this](uint32_t sample, size_t depth) {
       return depth < begin_[sample + 1] - begin_[sample] ? int64_t{tokens_[begin_[sample] + depth]} : int64_t{-1};
-    };
-    auto shared = [this](uint32_t a, uint32_t b, size_t depth, size_t most) {
-      const std::span<const uint32_t> x = Tokens(a);
-      const std::span<const uint32_t> y = Tokens(b);
-      size_t k = 0;
-      while (k < most && depth + k < x.size() && depth + k < y.size() && x[depth + k] == y[depth + k]) ++k;
-      return k;
-    };
-    SortSequences(order.data(), order.data() + order.size(), 0, token_at, shared);
+    });
     return order;
   }
 

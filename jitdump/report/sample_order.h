@@ -7,7 +7,6 @@
 #pragma once
 
 #include <algorithm>
-#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -40,25 +39,7 @@ inline std::vector<uint32_t> SamplesByPath(const Profile& profile) {
     const std::vector<uint32_t>& locations = samples[sample].locations;
     return depth <= locations.size() ? int64_t{locations[locations.size() - depth]} : int64_t{-1};
   };
-  auto shared = [&](uint32_t a, uint32_t b, size_t depth, size_t most) -> size_t {
-    const Sample& x = samples[a];
-    const Sample& y = samples[b];
-    size_t n = 0;
-    if (depth == 0) {
-      if (most == 0 || x.process != y.process) return 0;
-      n = depth = 1;
-    }
-    const size_t both = std::min(x.locations.size(), y.locations.size());
-    if (depth > both) return n;
-    // From location `depth` towards the leaf: backwards through both arrays.
-    const uint32_t* from_x = x.locations.data() + (x.locations.size() - depth);
-    const uint32_t* from_y = y.locations.data() + (y.locations.size() - depth);
-    const size_t run = std::min(both - depth + 1, most - n);
-    size_t k = 0;
-    while (k < run && from_x[-static_cast<std::ptrdiff_t>(k)] == from_y[-static_cast<std::ptrdiff_t>(k)]) ++k;
-    return n + k;
-  };
-  SortSequences(order.data(), order.data() + order.size(), 0, token_at, shared);
+  SortSequences(order.data(), order.data() + order.size(), 0, token_at);
   return order;
 }
 

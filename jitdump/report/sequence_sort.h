@@ -18,13 +18,12 @@ namespace jitdump::report {
 // handed to an insertion sort, which would walk runs of equal or nearly equal sequences whole
 // again at every comparison.
 //
-// `shared(a, b, depth, most)` is how many tokens, from `depth` on and at most `most`, sequences
-// `a` and `b` both have and have equal. Where the sequences equal to a pivot go on to the next
-// token, the run of tokens they all share from there is skipped in one pass that reads each
-// sequence's tokens in a row (a pass per token would read every sequence's token at that depth,
-// one scattered read each, and move none of them: the order comes out the same).
-template <typename TokenAt, typename Shared>
-void SortSequences(uint32_t* first, uint32_t* last, size_t depth, const TokenAt& token_at, const Shared& shared) {
+// Where the sequences equal to a pivot go on to the next token, the run of tokens they all share
+// from there is skipped in one pass that reads each sequence's tokens in a row, compared with the
+// first's (a pass per token would read every sequence's token at that depth, one scattered read
+// each, and move none of them: the order comes out the same).
+template <typename TokenAt>
+void SortSequences(uint32_t* first, uint32_t* last, size_t depth, const TokenAt& token_at) {
   while (last - first > 1) {
     const int64_t pivot = token_at(first[(last - first) / 2], depth);
     uint32_t* lt = first;  // [first, lt) < pivot, [lt, i) == pivot, [gt, last) > pivot
@@ -39,8 +38,8 @@ void SortSequences(uint32_t* first, uint32_t* last, size_t depth, const TokenAt&
         ++i;
       }
     }
-    SortSequences(first, lt, depth, token_at, shared);
-    SortSequences(gt, last, depth, token_at, shared);
+    SortSequences(first, lt, depth, token_at);
+    SortSequences(gt, last, depth, token_at);
     if (pivot < 0) return;  // the sequences equal to the pivot all end here: they are equal
     // The equal range goes on at the next token, without recursion (stacks are deep), past the
     // tokens all of it shares. The shortest run so far bounds each comparison.
@@ -49,16 +48,18 @@ void SortSequences(uint32_t* first, uint32_t* last, size_t depth, const TokenAt&
     ++depth;
     if (last - first > 1) {
       size_t run = SIZE_MAX;
-      for (const uint32_t* i = first + 1; i < last && run > 0; ++i) run = shared(*first, *i, depth, run);
+      for (const uint32_t* i = first + 1; i < last && run > 0; ++i) {
+        size_t shared = 0;
+        while (shared < run) {
+          const int64_t t = token_at(*first, depth + shared);
+          if (t < 0 || t != token_at(*i, depth + shared)) break;
+          ++shared;
+        }
+        run = shared;
+      }
       depth += run;
     }
   }
-}
-
-// Without a way to compare runs: one token at a time.
-template <typename TokenAt>
-void SortSequences(uint32_t* first, uint32_t* last, size_t depth, const TokenAt& token_at) {
-  SortSequences(first, last, depth, token_at, [](uint32_t, uint32_t, size_t, size_t) { return size_t{0}; });
 }
 
 }  // namespace jitdump::report

@@ -116,19 +116,7 @@ void StackTable::SortByPath() {
     const Locations locations = LocationsAt(record);
     return depth <= locations.frames ? int64_t{locations.FromRoot(depth)} : int64_t{-1};
   };
-  auto shared = [this](uint32_t a, uint32_t b, size_t depth, size_t most) -> size_t {
-    size_t n = 0;
-    if (depth == 0) {
-      if (most == 0 || HeaderAt(uint64_t{a} * 8)->process != HeaderAt(uint64_t{b} * 8)->process) return 0;
-      n = depth = 1;
-    }
-    const Locations x = LocationsAt(a);
-    const Locations y = LocationsAt(b);
-    const size_t both = std::min(x.frames, y.frames);
-    for (; n < most && depth <= both && x.FromRoot(depth) == y.FromRoot(depth); ++depth) ++n;
-    return n;
-  };
-  SortSequences(records_.data(), records_.data() + records_.size(), 0, token_at, shared);
+  SortSequences(records_.data(), records_.data() + records_.size(), 0, token_at);
 }
 
 uint64_t StackTable::Allocate(size_t size) {
