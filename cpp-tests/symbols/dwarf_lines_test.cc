@@ -100,7 +100,8 @@ TEST(DwarfLinesTest, IndexedChainsEqualLibdwsWalksOnLibc) {
 }
 
 // C++ names: the namespaces, classes and structures around each function's definition come from
-// one walk of its unit (DwarfLines' scope spans) where libdw walks the unit for each definition.
+// a walk down its unit through the children that hold it (DwarfLines' children index) where libdw
+// walks the unit from its start for each definition.
 // This test's own code (GoogleTest's classes and templates, std's nested namespaces, this file's
 // anonymous namespace) must be named the same both ways.
 TEST(DwarfLinesTest, IndexedNamesEqualLibdwsWalksOnThisTestsCxxCode) {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <limits>
 #include <string_view>
 
 #include "jitdump/symbols/compressed_section.h"
@@ -409,87 +408,45 @@ bool DwarfLines::CoveringPath(Dwarf_Die* cu, uint64_t vaddr, std::vector<Dwarf_D
   return true;
 }
 
-const std::vector<DwarfLines::ScopeSpan>& DwarfLines::ScopeSpans(Dwarf_Die* cu) {
-  const auto [it, inserted] = unit_scope_spans_.try_emplace(dwarf_dieoffset(cu));
-  std::vector<ScopeSpan>& spans = it->second;
-  if (!inserted) return spans;
-  // A walk in DIE order (offsets grow along it), without recursion: `path` holds the entered
-  // DIEs above `die`, `around` the innermost span around each one's children. A span ends at
-  // the offset of the first DIE after its subtree, known when the walk reaches that DIE
-  // (`done` waits for it).
-  std::vector<Dwarf_Die> path;
-  std::vector<uint32_t> around;
-  std::vector<uint32_t> done;
-  uint32_t enclosing = kNoSpan;
-  Dwarf_Die die;
-  bool more = dwarf_child(cu, &die) == 0;
-  while (more) {
-    const Dwarf_Off offset = dwarf_dieoffset(&die);
-    for (const uint32_t s : done) spans[s].end = offset;
-    done.clear();
-    const ScopeWalk walk = ClassifyScope(dwarf_tag(&die));
-    Dwarf_Die child;
-    if (walk != ScopeWalk::kOther && dwarf_haschildren(&die) > 0) {
-      uint32_t inner = enclosing;
-      if (walk == ScopeWalk::kNamed || walk == ScopeWalk::kOpaque) {
-        const char* name = nullptr;
-        if (walk == ScopeWalk::kNamed) {
-          name = dwarf_diename(&die);
-          if (name == nullptr) name = dwarf_tag(&die) == DW_TAG_namespace ? "(anonymous namespace)" : "{unnamed}";
-        }
-        inner = static_cast<uint32_t>(spans.size());
-        spans.push_back(ScopeSpan{offset, kOpenSpan, name, enclosing});
-      }
-      if (walk != ScopeWalk::kOpaque && dwarf_child(&die, &child) == 0) {
-        path.push_back(die);
-        around.push_back(enclosing);
-        enclosing = inner;
-        die = child;
-        continue;
-      }
-      if (inner != enclosing) done.push_back(inner);
-    }
-    // On to the next sibling, leaving the subtrees that have none.
-    while (dwarf_siblingof(&die, &die) != 0) {
-      if (path.empty()) {
-        more = false;
-        break;
-      }
-      if (enclosing != around.back()) done.push_back(enclosing);
-      enclosing = around.back();
-      around.pop_back();
-      die = path.back();
-      path.pop_back();
-    }
-  }
-  // What is still open reaches the end of the unit.
-  for (ScopeSpan& span : spans) {
-    if (span.end == kOpenSpan) span.end = std::numeric_limits<Dwarf_Off>::max();
-  }
-  spans.shrink_to_fit();
-  return spans;
+const std::vector<DwarfLines::ScopeChild>& DwarfLines::ScopeChildren(Dwarf_Die* die) {
+  const auto [it, inserted] = scope_children_.try_emplace(dwarf_dieoffset(die));
+  std::vector<ScopeChild>& children = it->second;
+  if (!inserted) return children;
+  // dwarf_siblingof jumps over a subtree through DW_AT_sibling, which GCC writes on every DIE
+  // with children: a level costs a step per child, not per DIE below it.
+  Dwarf_Die child;
+  if (dwarf_child(die, &child) != 0) return children;
+  do {
+    children.push_back(ScopeChild{child, dwarf_dieoffset(&child)});
+  } while (dwarf_siblingof(&child, &child) == 0);
+  return children;
 }
 
 std::string DwarfLines::IndexedScopePrefix(Dwarf_Die* definition) {
-  Dwarf_Die cu;
-  if (dwarf_diecu(definition, &cu, nullptr, nullptr) == nullptr) return ScopePrefix(definition);
-  const std::vector<ScopeSpan>& spans = ScopeSpans(&cu);
+  Dwarf_Die parent;
+  if (dwarf_diecu(definition, &parent, nullptr, nullptr) == nullptr) return ScopePrefix(definition);
   const Dwarf_Off offset = dwarf_dieoffset(definition);
-  // The last span that starts before the definition, then out through its parents to the first
-  // that holds it: spans nest, so that is the innermost holding it, and its parents the rest.
-  const auto after = std::lower_bound(spans.begin(), spans.end(), offset,
-                                      [](const ScopeSpan& span, Dwarf_Off at) { return span.start < at; });
-  uint32_t s = after == spans.begin() ? kNoSpan : static_cast<uint32_t>(after - spans.begin() - 1);
-  while (s != kNoSpan && spans[s].end <= offset) s = spans[s].parent;
-  std::vector<const char*> names;  // innermost first
-  for (; s != kNoSpan; s = spans[s].parent) {
-    if (spans[s].name == nullptr) return std::string();  // inside a DIE libdw's walk does not enter
-    names.push_back(spans[s].name);
-  }
+  // Down from the unit, at each level into the child whose subtree holds the definition (the
+  // last child starting at or before it: a subtree runs to the next child), as far as
+  // dwarf_getscopes_die's walk enters.
   std::string qualified;
-  for (auto name = names.rbegin(); name != names.rend(); ++name) {
-    qualified += *name;
-    qualified += "::";
+  for (int depth = 0; depth < kMaxScopes; ++depth) {
+    const std::vector<ScopeChild>& children = ScopeChildren(&parent);
+    auto holder = std::upper_bound(children.begin(), children.end(), offset,
+                                   [](Dwarf_Off at, const ScopeChild& child) { return at < child.offset; });
+    if (holder == children.begin()) break;
+    --holder;
+    if (holder->offset == offset) break;  // the definition itself: the scopes above are all
+    parent = holder->die;
+    const int tag = dwarf_tag(&parent);
+    const ScopeWalk walk = ClassifyScope(tag);
+    if (walk == ScopeWalk::kOpaque) return std::string();  // libdw's walk does not find it
+    if (walk == ScopeWalk::kOther) break;  // holds no function: the scopes above are all
+    if (walk == ScopeWalk::kNamed) {
+      const char* name = dwarf_diename(&parent);
+      qualified += name != nullptr ? name : tag == DW_TAG_namespace ? "(anonymous namespace)" : "{unnamed}";
+      qualified += "::";
+    }
   }
   return qualified;
 }

@@ -56,21 +56,18 @@ class DwarfLines {
   // children indexed once, not by a walk of the whole unit per address. False when the unit
   // imports others (DW_TAG_imported_unit): libdw's own walk is used then.
   bool CoveringPath(Dwarf_Die* cu, uint64_t vaddr, std::vector<Dwarf_Die>* path);
-  // The namespaces, classes and structures of a unit, each with the span of DIE offsets its
-  // subtree takes, in DIE order, from one walk of the unit that enters the DIEs
-  // dwarf_getscopes_die's walk enters; built on first need. The scopes around a definition are
-  // the spans holding its offset, where dwarf_getscopes_die walks the unit from its start for
-  // each definition (C++ units of tens of thousands of DIEs, named again and again).
-  static constexpr uint32_t kNoSpan = UINT32_MAX;
-  static constexpr Dwarf_Off kOpenSpan = 0;
-  struct ScopeSpan {
-    Dwarf_Off start = 0;
-    Dwarf_Off end = kOpenSpan;   // the offset of the first DIE after its subtree
-    const char* name = nullptr;  // in libdw's string data; nullptr: a DIE libdw's walk does not enter
-    uint32_t parent = kNoSpan;   // the span around it
+  // A DIE's children in DIE order, each with its offset, for the walk down to a definition;
+  // built for a DIE the first time a walk passes it. The scopes around a definition are found
+  // going down from its unit through the children whose subtrees hold it, where
+  // dwarf_getscopes_die walks the unit from its start for each definition, and a walk of every
+  // namespace and class of a C++ unit (tens of thousands of DIEs) sees mostly ones no
+  // definition named is in.
+  struct ScopeChild {
+    Dwarf_Die die;
+    Dwarf_Off offset = 0;
   };
-  const std::vector<ScopeSpan>& ScopeSpans(Dwarf_Die* cu);
-  // ScopePrefix (what dwarf_getscopes_die's walk gives) from the unit's spans.
+  const std::vector<ScopeChild>& ScopeChildren(Dwarf_Die* die);
+  // ScopePrefix (what dwarf_getscopes_die's walk gives) from the children's index.
   std::string IndexedScopePrefix(Dwarf_Die* definition);
   // The innermost inline chain's DIEs through libdw's walks (dwarf_getscopes, then
   // dwarf_getscopes_die): innermost first.
@@ -105,7 +102,7 @@ class DwarfLines {
     std::vector<std::pair<uint64_t, uint64_t>> ranges;
   };
   std::unordered_map<Dwarf_Off, UnitScopes> unit_scopes_;  // by unit DIE offset
-  std::unordered_map<Dwarf_Off, std::vector<ScopeSpan>> unit_scope_spans_;  // by unit DIE offset
+  std::unordered_map<Dwarf_Off, std::vector<ScopeChild>> scope_children_;  // by parent DIE offset
   std::vector<Dwarf_Die> path_;
   bool scope_index_ = true;
 };
