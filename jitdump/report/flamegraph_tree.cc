@@ -312,6 +312,7 @@ void AppendLines(const TreeBuilder& builder, const BuildNode& n, std::vector<Fla
   for (uint32_t l = n.first_line; l != kNone; l = builder.lines()[l].next) {
     out.push_back(FlameLine{builder.lines()[l].line, builder.lines()[l].samples});
   }
+  if (out.size() - first < 2) return;
   std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), [](const FlameLine& a, const FlameLine& b) {
     return a.samples != b.samples ? a.samples > b.samples : a.line < b.line;
   });
@@ -349,6 +350,7 @@ FlameTree BuildFlameTree(const Profile& profile, const FlameGraphOptions& option
   }
   std::vector<uint32_t>().swap(fill);
   for (size_t p = 0; p < nodes.size(); ++p) {
+    if (first[p + 1] - first[p] < 2) continue;  // most nodes: one child or none
     std::sort(children.begin() + first[p], children.begin() + first[p + 1],
               [&](uint32_t a, uint32_t b) { return rank[nodes[a].frame] < rank[nodes[b].frame]; });
   }

@@ -95,6 +95,7 @@ class Folder {
     }
     std::vector<uint32_t>().swap(fill);
     for (size_t n = 0; n < nodes_.size(); ++n) {
+      if (first[n + 1] - first[n] < 2) continue;  // most nodes: one item or none
       std::sort(items.begin() + first[n], items.begin() + first[n + 1],
                 [](const Item& a, const Item& b) { return a.rank < b.rank; });
     }
