@@ -408,18 +408,25 @@ bool DwarfLines::CoveringPath(Dwarf_Die* cu, uint64_t vaddr, std::vector<Dwarf_D
   return true;
 }
 
-const std::vector<DwarfLines::ScopeChild>& DwarfLines::ScopeChildren(Dwarf_Die* die) {
-  const auto [it, inserted] = scope_children_.try_emplace(dwarf_dieoffset(die));
-  std::vector<ScopeChild>& children = it->second;
-  if (!inserted) return children;
+const std::vector<DwarfLines::ScopeChild>* DwarfLines::ScopeChildren(Dwarf_Die* die) {
+  const Dwarf_Off offset = dwarf_dieoffset(die);
+  if (const auto it = scope_children_.find(offset); it != scope_children_.end()) return &it->second;
+  if (scope_children_listed_ >= max_scope_children_) return nullptr;
   // dwarf_siblingof jumps over a subtree through DW_AT_sibling, which GCC writes on every DIE
   // with children: a level costs a step per child, not per DIE below it.
+  std::vector<ScopeChild> children;
   Dwarf_Die child;
-  if (dwarf_child(die, &child) != 0) return children;
-  do {
-    children.push_back(ScopeChild{child, dwarf_dieoffset(&child)});
-  } while (dwarf_siblingof(&child, &child) == 0);
-  return children;
+  if (dwarf_child(die, &child) == 0) {
+    do {
+      if (scope_children_listed_ + children.size() >= max_scope_children_) {
+        scope_children_listed_ = max_scope_children_;
+        return nullptr;
+      }
+      children.push_back(ScopeChild{child, dwarf_dieoffset(&child)});
+    } while (dwarf_siblingof(&child, &child) == 0);
+  }
+  scope_children_listed_ += children.size();
+  return &scope_children_.emplace(offset, std::move(children)).first->second;
 }
 
 std::string DwarfLines::IndexedScopePrefix(Dwarf_Die* definition) {
@@ -431,10 +438,11 @@ std::string DwarfLines::IndexedScopePrefix(Dwarf_Die* definition) {
   // dwarf_getscopes_die's walk enters.
   std::string qualified;
   for (int depth = 0; depth < kMaxScopes; ++depth) {
-    const std::vector<ScopeChild>& children = ScopeChildren(&parent);
-    auto holder = std::upper_bound(children.begin(), children.end(), offset,
+    const std::vector<ScopeChild>* children = ScopeChildren(&parent);
+    if (children == nullptr) return ScopePrefix(definition);  // the index is full: libdw's walk
+    auto holder = std::upper_bound(children->begin(), children->end(), offset,
                                    [](Dwarf_Off at, const ScopeChild& child) { return at < child.offset; });
-    if (holder == children.begin()) break;
+    if (holder == children->begin()) break;
     --holder;
     if (holder->offset == offset) break;  // the definition itself: the scopes above are all
     parent = holder->die;

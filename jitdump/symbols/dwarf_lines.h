@@ -41,6 +41,8 @@ class DwarfLines {
   // .debug_aranges does not hold searched in every unit's ranges (what the indexes and the
   // names of C functions, never qualified, must equal; tests).
   void set_scope_index(bool on) { scope_index_ = on; }
+  // How many DIEs the index of scopes' children may list, all levels (tests: a small one).
+  void set_max_scope_children(size_t n) { max_scope_children_ = n; }
 
   // What the open DWARF holds in memory (the debug sections libdw read, decompressed).
   uint64_t bytes() const { return bytes_; }
@@ -66,7 +68,10 @@ class DwarfLines {
     Dwarf_Die die;
     Dwarf_Off offset = 0;
   };
-  const std::vector<ScopeChild>& ScopeChildren(Dwarf_Die* die);
+  // The children of `die`; nullptr when listing them would take the index past
+  // max_scope_children_ (a file of millions of DIEs side by side: memory stays bounded, and the
+  // names come from libdw's walk instead).
+  const std::vector<ScopeChild>* ScopeChildren(Dwarf_Die* die);
   // ScopePrefix (what dwarf_getscopes_die's walk gives) from the children's index.
   std::string IndexedScopePrefix(Dwarf_Die* definition);
   // The innermost inline chain's DIEs through libdw's walks (dwarf_getscopes, then
@@ -103,6 +108,8 @@ class DwarfLines {
   };
   std::unordered_map<Dwarf_Off, UnitScopes> unit_scopes_;  // by unit DIE offset
   std::unordered_map<Dwarf_Off, std::vector<ScopeChild>> scope_children_;  // by parent DIE offset
+  size_t scope_children_listed_ = 0;  // in scope_children_, all levels
+  size_t max_scope_children_ = size_t{1} << 20;
   std::vector<Dwarf_Die> path_;
   bool scope_index_ = true;
 };
