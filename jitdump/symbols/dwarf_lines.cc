@@ -158,6 +158,14 @@ Dwarf_Die Definition(Dwarf_Die* die) {
   return current;
 }
 
+// A namespace's, class's or structure's segment of a qualified name ("ns::", and an unnamed one
+// as the demangler spells it: "(anonymous namespace)::", "{unnamed}::").
+void AppendScope(std::string& qualified, Dwarf_Die* scope, int tag) {
+  const char* name = dwarf_diename(scope);
+  qualified += name != nullptr ? name : tag == DW_TAG_namespace ? "(anonymous namespace)" : "{unnamed}";
+  qualified += "::";
+}
+
 // The namespaces and classes around a function's definition, as the demangler spells a
 // linkage name's ("ns::(anonymous namespace)::"): a walk of its unit from the start.
 std::string ScopePrefix(Dwarf_Die* definition) {
@@ -171,9 +179,7 @@ std::string ScopePrefix(Dwarf_Die* definition) {
         tag != DW_TAG_union_type) {
       continue;
     }
-    const char* scope_name = dwarf_diename(&scopes[i]);
-    qualified += scope_name != nullptr ? scope_name : (tag == DW_TAG_namespace ? "(anonymous namespace)" : "{unnamed}");
-    qualified += "::";
+    AppendScope(qualified, &scopes[i], tag);
   }
   std::free(scopes);
   return qualified;
@@ -450,11 +456,7 @@ std::string DwarfLines::IndexedScopePrefix(Dwarf_Die* definition) {
     const ScopeWalk walk = ClassifyScope(tag);
     if (walk == ScopeWalk::kOpaque) return std::string();  // libdw's walk does not find it
     if (walk == ScopeWalk::kOther) break;  // holds no function: the scopes above are all
-    if (walk == ScopeWalk::kNamed) {
-      const char* name = dwarf_diename(&parent);
-      qualified += name != nullptr ? name : tag == DW_TAG_namespace ? "(anonymous namespace)" : "{unnamed}";
-      qualified += "::";
-    }
+    if (walk == ScopeWalk::kNamed) AppendScope(qualified, &parent, tag);
   }
   return qualified;
 }
