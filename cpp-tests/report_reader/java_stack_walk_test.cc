@@ -143,7 +143,7 @@ TEST(JavaStackWalk, NamesEveryInterpretedFrameOfTheChainInOrder) {
 TEST(JavaStackWalk, TheSlotGivesTheBytecodeWhenTheRegisterHoldsSomethingElse) {
   Fixture f;
   const Stack s = ChainStack();
-  WalkRegisters regs{kInterpStart + 0x10, kSp, kSp + 0x100, kSp + 0x40 /* a sender sp */, std::nullopt};
+  WalkRegisters regs{kInterpStart + 0x10, kSp, kSp + 0x100, kSp + 0x40 /* a sender sp */, std::nullopt, std::nullopt};
   WalkResult r = f.walk.FromRegisters(regs, s.Copy());
   ASSERT_NE(r.frames[0].method, nullptr);
   EXPECT_EQ(r.frames[0].bci, 2);
@@ -161,7 +161,7 @@ TEST(JavaStackWalk, AMethodEntryIsNamedFromTheMethodRegister) {
   s.Linked(fp, kSp + 0x200, kInterpStart + 0x50);  // its caller is B's frame
   s.Put(fp - 3 * 8, kMethodA);                     // a stale word where the Method* will go
   s.Put(fp - 8 * 8, 0);
-  WalkRegisters regs{kInterpStart + 0x10, kSp, fp, kSp + 0x60, kMethodC};
+  WalkRegisters regs{kInterpStart + 0x10, kSp, fp, kSp + 0x60, kMethodC, std::nullopt};
   const WalkResult r = f.walk.FromRegisters(regs, s.Copy());
   EXPECT_TRUE(r.top_in_entry);
   ASSERT_FALSE(r.frames.empty());
@@ -179,7 +179,7 @@ TEST(JavaStackWalk, AMethodEnteredFromCompiledCodeIsNamedBeforeItsFrameExists) {
   // The compiled frame (at kSp + 0x300) called the c2i adapter, which jumped to C's entry: the
   // return address into the compiled code is on top of the stack, rbp is the compiled frame's.
   s.Put(kSp, kCompiled + 0x66);
-  WalkRegisters regs{kInterpStart + 0x10, kSp, kSp + 0x300, kSp + 0x40 /* sender sp */, kMethodC};
+  WalkRegisters regs{kInterpStart + 0x10, kSp, kSp + 0x300, kSp + 0x40 /* sender sp */, kMethodC, std::nullopt};
   const WalkResult r = f.walk.FromRegisters(regs, s.Copy());
   EXPECT_TRUE(r.top_in_entry);
   ASSERT_EQ(r.frames.size(), 5u);
@@ -201,12 +201,128 @@ TEST(JavaStackWalk, AMethodEnteredFromCompiledCodeIsNamedBeforeItsFrameExists) {
   EXPECT_EQ(f.walk.FromRegisters(regs, s.Copy()).frames[0].method, nullptr);
 }
 
+TEST(JavaStackWalk, AMethodEnteredFromTheCallStubIsNamedWhileItLaysOutItsLocals) {
+  Fixture f;
+  // The VM calls C through the call stub, whose frame half looks like an interpreted one: its
+  // Method* slot holds the method it calls, its bytecode slot a saved register (here a stack
+  // address). C's entry has popped the return address into rax and pushes zeros for the
+  // locals over it; r13 holds the stub's sp (the sender sp).
+  Stack s(kSp);
+  const uint64_t fp_stub = kSp + 0x200, fp_cpp = kSp + 0x300;
+  s.Linked(fp_stub, fp_cpp, kLibjvm + 0x1234);
+  s.Put(fp_stub - 3 * 8, kMethodC);
+  s.Put(fp_stub - 8 * 8, kSp + 0x350);
+  s.Linked(fp_cpp, 0, 0);
+  WalkRegisters regs{kInterpStart + 0x10, kSp, fp_stub, kSp + 0x40, kMethodC, kCallStub + 0x30};
+  WalkResult r = f.walk.FromRegisters(regs, s.Copy());
+  EXPECT_TRUE(r.top_in_entry);
+  ASSERT_EQ(r.frames.size(), 3u);
+  ASSERT_NE(r.frames[0].method, nullptr);
+  EXPECT_EQ(r.frames[0].method->name, "inner");
+  EXPECT_EQ(r.frames[0].bci, 0);
+  EXPECT_EQ(r.frames[1].kind, WalkedFrame::Kind::kCode);
+  EXPECT_EQ(r.frames[1].pc, kCallStub + 0x30);
+  EXPECT_TRUE(r.frames[1].return_address);
+  EXPECT_EQ(r.frames[2].pc, kLibjvm + 0x1234);
+  EXPECT_EQ(r.end, WalkEnd::kOutermost);
+  // Before the pop (and after the push back) the return address is on top of the stack, and
+  // rax holds anything.
+  s.Put(kSp, kCallStub + 0x30);
+  regs.entry_return = 0x1234;
+  r = f.walk.FromRegisters(regs, s.Copy());
+  ASSERT_NE(r.frames[0].method, nullptr);
+  EXPECT_EQ(r.frames[1].pc, kCallStub + 0x30);
+  s.Put(kSp, 0);
+  // Nothing is made up outside that window: rax not sampled or not a return address into JIT
+  // code, or r13 not a sender sp (a bytecode pointer, an address outside sp..rbp).
+  const auto anonymous = [&](WalkRegisters changed) {
+    const WalkResult w = f.walk.FromRegisters(changed, s.Copy());
+    return w.frames[0].method == nullptr && w.frames[0].covered && !w.top_in_entry;
+  };
+  regs.entry_return = kCallStub + 0x30;
+  ASSERT_FALSE(anonymous(regs));
+  WalkRegisters changed = regs;
+  changed.entry_return.reset();
+  EXPECT_TRUE(anonymous(changed));
+  changed.entry_return = kLibjvm + 0x10;
+  EXPECT_TRUE(anonymous(changed));
+  changed = regs;
+  changed.bcp = kMethodC + 0x1000 + 4;
+  EXPECT_TRUE(anonymous(changed));
+  changed.bcp = fp_stub + 8;
+  EXPECT_TRUE(anonymous(changed));
+  changed.bcp = kSp - 8;
+  EXPECT_TRUE(anonymous(changed));
+  changed.bcp.reset();
+  EXPECT_TRUE(anonymous(changed));
+  changed = regs;
+  changed.method = 0x7e00000f0000;  // not a method the table knows
+  EXPECT_TRUE(anonymous(changed));
+}
+
+TEST(JavaStackWalk, AMethodReturningToTheCallStubOrCompiledCodeLeavesTheSampleToItsCaller) {
+  Fixture f;
+  // C was called through the call stub and has removed its frame (leave): rbp is the stub's
+  // again, rbx holds the stub's sp (the sender sp) and the return address into the stub is on
+  // top of the stack, r13 still C's bytecode pointer.
+  Stack s(kSp);
+  const uint64_t fp_stub = kSp + 0x200, fp_cpp = kSp + 0x300;
+  s.Linked(fp_stub, fp_cpp, kLibjvm + 0x1234);
+  s.Put(fp_stub - 3 * 8, kMethodC);
+  s.Put(fp_stub - 8 * 8, kSp + 0x350);
+  s.Linked(fp_cpp, 0, 0);
+  s.Put(kSp, kCallStub + 0x30);
+  const uint64_t sender_sp = kSp + 0x40;
+  WalkRegisters regs{kInterpStart + 0x10, kSp, fp_stub, kMethodC + 0x1000 + 7, sender_sp, std::nullopt};
+  const auto expect_caller_frames = [&](const WalkResult& r) {
+    ASSERT_EQ(r.frames.size(), 2u);
+    EXPECT_EQ(r.frames[0].kind, WalkedFrame::Kind::kCode);
+    EXPECT_EQ(r.frames[0].pc, kCallStub + 0x30);
+    EXPECT_TRUE(r.frames[0].return_address);
+    EXPECT_EQ(r.frames[1].pc, kLibjvm + 0x1234);
+    EXPECT_FALSE(r.top_in_entry);
+    EXPECT_EQ(r.end, WalkEnd::kOutermost);
+  };
+  expect_caller_frames(f.walk.FromRegisters(regs, s.Copy()));
+  // The return address popped into r13; then sp set to the sender sp.
+  s.Put(kSp, 0);
+  regs.bcp = kCallStub + 0x30;
+  expect_caller_frames(f.walk.FromRegisters(regs, s.Copy()));
+  regs.sp = sender_sp;
+  expect_caller_frames(f.walk.FromRegisters(regs, s.Copy()));
+  regs.sp = kSp;
+  // A compiled caller's frame too small to look complete (fewer than 9 words below its rbp).
+  Stack small(kSp);
+  const uint64_t fp_comp = kSp + 0x20;
+  small.Linked(fp_comp, fp_stub, kCompiled + 0x80);
+  small.Linked(fp_stub, fp_cpp, kLibjvm + 0x1234);
+  small.Linked(fp_cpp, 0, 0);
+  WalkResult r = f.walk.FromRegisters({kInterpStart + 0x10, kSp, fp_comp, kCompiled + 0x44, kSp + 0x10, std::nullopt},
+                                      small.Copy());
+  ASSERT_EQ(r.frames.size(), 3u);
+  EXPECT_EQ(r.frames[0].pc, kCompiled + 0x44);
+  EXPECT_TRUE(r.frames[0].return_address);
+  EXPECT_EQ(r.frames[1].pc, kCompiled + 0x80);
+  // Not that: rbx no sender sp (outside sp..rbp), or no return address into JIT code in r13
+  // or on top of the stack. The frame stays anonymous.
+  WalkRegisters changed = regs;
+  changed.method = fp_stub + 8;
+  r = f.walk.FromRegisters(changed, s.Copy());
+  EXPECT_EQ(r.frames[0].kind, WalkedFrame::Kind::kInterpreted);
+  EXPECT_EQ(r.frames[0].method, nullptr);
+  changed = regs;
+  changed.bcp = kLibjvm + 0x10;
+  r = f.walk.FromRegisters(changed, s.Copy());
+  EXPECT_EQ(r.frames[0].kind, WalkedFrame::Kind::kInterpreted);
+  EXPECT_EQ(r.frames[0].method, nullptr);
+}
+
 TEST(JavaStackWalk, UnknownMethodsAndStaleWordsAreNotTakenForFrames) {
   Fixture f;
   Stack s = ChainStack();
   // B's slot names a method the table does not know.
   s.Put(kSp + 0x200 - 3 * 8, 0x7e00000f0000);
-  WalkRegisters regs{kInterpStart + 0x10, kSp, kSp + 0x100, std::nullopt, std::nullopt};
+  WalkRegisters regs{kInterpStart + 0x10, kSp, kSp + 0x100, std::nullopt, std::nullopt, std::nullopt};
   WalkResult r = f.walk.FromRegisters(regs, s.Copy());
   EXPECT_EQ(r.frames[1].kind, WalkedFrame::Kind::kInterpreted);
   EXPECT_EQ(r.frames[1].method, nullptr);
@@ -225,7 +341,7 @@ TEST(JavaStackWalk, NativeMethodsHaveNoBytecodeIndex) {
   f.methods.Add(kMethodB, "nanoTime", 0, kMethodNative);
   Stack s = ChainStack();
   s.Put(kSp + 0x200 - 8 * 8, 0);  // a native method's frame has no bytecode pointer
-  const WalkResult r = f.walk.FromRegisters({kInterpStart + 0x10, kSp, kSp + 0x100, std::nullopt, std::nullopt},
+  const WalkResult r = f.walk.FromRegisters({kInterpStart + 0x10, kSp, kSp + 0x100, std::nullopt, std::nullopt, std::nullopt},
                                             s.Copy());
   ASSERT_NE(r.frames[1].method, nullptr);
   EXPECT_EQ(r.frames[1].method->name, "nanoTime");
@@ -237,7 +353,7 @@ TEST(JavaStackWalk, AShortCopyEndsTheWalkAndSaysSo) {
   const Stack s = ChainStack();
   // The copy ends inside A's frame: its Method* slot (fp - 24) is in, its link is not.
   const WalkResult r =
-      f.walk.FromRegisters({kInterpStart + 0x10, kSp, kSp + 0x100, std::nullopt, std::nullopt}, s.Copy(0x400));
+      f.walk.FromRegisters({kInterpStart + 0x10, kSp, kSp + 0x100, std::nullopt, std::nullopt, std::nullopt}, s.Copy(0x400));
   EXPECT_EQ(r.end, WalkEnd::kStackCopyEnds);
   ASSERT_EQ(r.frames.size(), 4u);
   ASSERT_NE(r.frames[3].method, nullptr);
@@ -245,7 +361,7 @@ TEST(JavaStackWalk, AShortCopyEndsTheWalkAndSaysSo) {
   // Ending before A's slots: its frame is there (the compiled frame's return address) but
   // unnamed and not covered.
   const WalkResult shorter =
-      f.walk.FromRegisters({kInterpStart + 0x10, kSp, kSp + 0x100, std::nullopt, std::nullopt}, s.Copy(0x310));
+      f.walk.FromRegisters({kInterpStart + 0x10, kSp, kSp + 0x100, std::nullopt, std::nullopt, std::nullopt}, s.Copy(0x310));
   ASSERT_EQ(shorter.frames.size(), 4u);
   EXPECT_EQ(shorter.frames[3].method, nullptr);
   EXPECT_FALSE(shorter.frames[3].covered);
@@ -257,12 +373,12 @@ TEST(JavaStackWalk, ABrokenChainStopsTheWalk) {
   Stack s = ChainStack();
   s.Put(kSp + 0x200, kSp + 0x100);  // B's link points below itself
   const WalkResult r =
-      f.walk.FromRegisters({kInterpStart + 0x10, kSp, kSp + 0x100, std::nullopt, std::nullopt}, s.Copy());
+      f.walk.FromRegisters({kInterpStart + 0x10, kSp, kSp + 0x100, std::nullopt, std::nullopt, std::nullopt}, s.Copy());
   EXPECT_EQ(r.end, WalkEnd::kBrokenChain);
   EXPECT_EQ(r.frames.size(), 3u);
   // A frame pointer below sp is no frame pointer of this stack.
   const WalkResult below =
-      f.walk.FromRegisters({kCompiled + 8, kSp, kSp - 0x100, std::nullopt, std::nullopt}, s.Copy());
+      f.walk.FromRegisters({kCompiled + 8, kSp, kSp - 0x100, std::nullopt, std::nullopt, std::nullopt}, s.Copy());
   EXPECT_EQ(below.end, WalkEnd::kBrokenChain);
   EXPECT_EQ(below.frames.size(), 1u);
 }
@@ -298,7 +414,7 @@ TEST(JavaStackWalk, AnIncompleteTopFrameWithoutAKnownMethodIsAnonymous) {
   const uint64_t fp = kSp + 0x40;
   s.Linked(fp, kSp + 0x200, kInterpStart + 0x50);
   const WalkResult r =
-      f.walk.FromRegisters({kInterpStart + 0x10, kSp, fp, std::nullopt, 0x7e00000f0000}, s.Copy());
+      f.walk.FromRegisters({kInterpStart + 0x10, kSp, fp, std::nullopt, 0x7e00000f0000, std::nullopt}, s.Copy());
   EXPECT_FALSE(r.top_in_entry);
   EXPECT_EQ(r.frames[0].kind, WalkedFrame::Kind::kInterpreted);
   EXPECT_EQ(r.frames[0].method, nullptr);

@@ -66,6 +66,7 @@ struct MethodTableRecordHeader {
 static_assert(sizeof(MethodTableRecordHeader) == 16);
 
 // Register numbers are perf's (PERF_REG_X86_*), as a recording's user registers carry them.
+inline constexpr uint32_t kPerfRegX86Ax = 0;
 inline constexpr uint32_t kPerfRegX86Bx = 1;
 inline constexpr uint32_t kPerfRegX86Bp = 6;
 inline constexpr uint32_t kPerfRegX86Sp = 7;

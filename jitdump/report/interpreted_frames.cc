@@ -72,7 +72,8 @@ std::vector<JavaFrame> InterpretedFrames::Walk(const SampledRegisters& regs, std
   const StackCopy copy{*sp, stack};
   WalkResult result;
   if (code.KindAt(*ip) != CodeKind::kOther) {
-    result = walk.FromRegisters({*ip, *sp, *fp, regs.Get(layout.bcp_register), regs.Get(layout.method_register)},
+    result = walk.FromRegisters({*ip, *sp, *fp, regs.Get(layout.bcp_register), regs.Get(layout.method_register),
+                                 regs.Get(jitdump::kPerfRegX86Ax)},
                                 copy);
   } else if (first_jit_return) {
     const std::optional<uint64_t> caller_fp =

@@ -52,11 +52,20 @@ bool JavaStackWalk::DecodeInterpreted(uint64_t fp, const StackCopy& stack, Walke
   return SetBci(*frame, bcp);
 }
 
+bool JavaStackWalk::IntoCallerCode(uint64_t pc) {
+  const CodeKind caller = code_.KindAt(pc);
+  return caller == CodeKind::kCompiled || caller == CodeKind::kStub;
+}
+
 bool JavaStackWalk::EnteredFromCode(const WalkRegisters& regs, const StackCopy& stack, WalkedFrame* top,
                                     uint64_t* return_address) {
-  if (!regs.method || !stack.Word(regs.sp, return_address)) return false;
-  const CodeKind caller = code_.KindAt(*return_address);
-  if (caller != CodeKind::kCompiled && caller != CodeKind::kStub) return false;
+  if (!regs.method) return false;
+  if (!stack.Word(regs.sp, return_address) || !IntoCallerCode(*return_address)) {
+    // Laying out the locals: the caller's sp in r13, the return address in rax.
+    const bool laying_out_locals = regs.bcp && *regs.bcp >= regs.sp && *regs.bcp <= regs.fp;
+    if (!laying_out_locals || !regs.entry_return || !IntoCallerCode(*regs.entry_return)) return false;
+    *return_address = *regs.entry_return;
+  }
   const TableMethod* m = methods_.Find(*regs.method);
   if (m == nullptr) return false;
   top->method = m;
@@ -64,6 +73,15 @@ bool JavaStackWalk::EnteredFromCode(const WalkRegisters& regs, const StackCopy& 
   top->bci = m->native() ? -1 : 0;
   top->covered = true;
   return true;
+}
+
+bool JavaStackWalk::ReturningToCode(const WalkRegisters& regs, const StackCopy& stack, uint64_t* return_address) {
+  if (!regs.method || *regs.method < regs.sp || *regs.method > regs.fp) return false;  // rbx: no sender sp
+  if (regs.bcp && IntoCallerCode(*regs.bcp)) {  // popped into r13
+    *return_address = *regs.bcp;
+    return true;
+  }
+  return stack.Word(regs.sp, return_address) && IntoCallerCode(*return_address);
 }
 
 void JavaStackWalk::Callers(uint64_t fp, const StackCopy& stack, WalkResult& out) {
@@ -112,15 +130,26 @@ WalkResult JavaStackWalk::FromRegisters(const WalkRegisters& regs, const StackCo
     const uint64_t complete_at = SlotAddress(regs.fp, slots_.complete_slot);
     const bool complete = regs.fp >= regs.sp && complete_at >= regs.sp;
     uint64_t return_address = 0;
-    if (complete) {
-      if (DecodeInterpreted(regs.fp, stack, &top)) {
-        // Between bytecodes the register holds other things (a sender sp, a return address);
-        // inside the method's bytecodes it is the live one, newer than the slot.
-        if (regs.bcp) (void)SetBci(top, *regs.bcp);
-      } else if (EnteredFromCode(regs, stack, &top, &return_address)) {
-        // A method entry called from compiled code, before its frame exists: the pc is the
-        // entry's, the method in its register, rbp and the return address on top of the stack
-        // still the caller's.
+    if (complete && DecodeInterpreted(regs.fp, stack, &top)) {
+      // Between bytecodes the register holds other things (a sender sp, a return address);
+      // inside the method's bytecodes it is the live one, newer than the slot.
+      if (regs.bcp) (void)SetBci(top, *regs.bcp);
+    } else if (ReturningToCode(regs, stack, &return_address)) {
+      // The returning method's frame is gone and rbp is the caller's again: the sample is the
+      // caller's, at its call, as when the caller is an interpreted frame.
+      WalkedFrame caller;
+      caller.pc = return_address;
+      caller.return_address = true;
+      out.frames.push_back(caller);
+      Callers(regs.fp, stack, out);
+      return out;
+    } else if (complete) {
+      if (!EnteredFromCode(regs, stack, &top, &return_address)) {
+        top.method = nullptr;
+      } else {
+        // A method entry called from compiled code or the call stub, before its frame exists:
+        // the pc is the entry's, the method in its register, rbp and the return address (on
+        // top of the stack or in rax) still the caller's.
         out.top_in_entry = true;
         out.frames.push_back(top);
         WalkedFrame caller;
@@ -129,8 +158,6 @@ WalkResult JavaStackWalk::FromRegisters(const WalkRegisters& regs, const StackCo
         out.frames.push_back(caller);
         Callers(regs.fp, stack, out);
         return out;
-      } else {
-        top.method = nullptr;
       }
     } else if (regs.method) {
       // A method entry: the frame's slots are not written yet; the method being entered is

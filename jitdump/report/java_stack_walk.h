@@ -18,9 +18,22 @@
 //  - its frame still being built (a method entry, sp above that): the method being entered is
 //    in the method register (rbx), at bytecode 0;
 //  - a method entry before its frame exists, called from compiled code (through the c2i
-//    adapter, which jumps): rbp is still the compiled caller's and the return address into it
-//    is on top of the stack; the method is in rbx, at bytecode 0. (Called from an interpreted
-//    frame, rbp is that caller's complete frame, and the sample is the caller's, at its call.)
+//    adapter, which jumps) or from the call stub (the VM calling Java: a thread's run(), a class
+//    initializer, a reflective call): rbp is still the caller's, and the method is in rbx, at
+//    bytecode 0. The return address into the caller is on top of the stack, except while the
+//    entry lays out the new frame's locals: it pops the return address into rax, pushes the
+//    locals where it was, and pushes it back below them (templateInterpreterGenerator_x86.cpp,
+//    generate_normal_entry and generate_native_entry; seen on JDK 17 and 25). All that time r13
+//    holds the caller's sp, between sp and rbp, which tells this window from the rest of the
+//    interpreter. (The call stub's frame looks half like an interpreted one: its own Method*
+//    slot names the method it calls, but its bytecode slot holds a saved register.) Called from
+//    an interpreted frame, rbp is that caller's complete frame, and the sample is the caller's,
+//    at its call.
+//  - a method returning to compiled code or the call stub, its frame already removed: rbp is
+//    the caller's again, rbx holds the caller's sp (between sp and rbp) and the return address
+//    is on top of the stack until the interpreter pops it into r13 to jump there
+//    (InterpreterMacroAssembler::remove_activation). No Java frame is left to name: the sample
+//    is the caller's, at its call.
 // A frame's method counts only when the table knows it at the sample's time and its bytecode
 // pointer lies inside that method (or the method is native), so a stale word of the stack is
 // never taken for a frame.
@@ -74,6 +87,7 @@ struct WalkRegisters {
   uint64_t fp = 0;                     // rbp
   std::optional<uint64_t> bcp;         // the layout's bcp_register (r13), when sampled
   std::optional<uint64_t> method;      // the layout's method_register (rbx), when sampled
+  std::optional<uint64_t> entry_return;  // rax: a method entry's return address while it lays out locals
 };
 
 struct WalkedFrame {
@@ -145,9 +159,15 @@ class JavaStackWalk {
   // the slots do not hold a method the table knows with a bytecode pointer inside it.
   bool DecodeInterpreted(uint64_t fp, const StackCopy& stack, WalkedFrame* frame);
   // The method entry case above: the entered method from the register, and the return address
-  // into the compiled caller on top of the stack; false when the registers and stack are not
-  // that.
+  // into the compiled caller or the call stub, on top of the stack or (while the entry lays out
+  // the locals) in its register; false when the registers and stack are not that.
   bool EnteredFromCode(const WalkRegisters& regs, const StackCopy& stack, WalkedFrame* top, uint64_t* return_address);
+  // The return case above: the return address into the caller; false when the registers and
+  // stack are not that.
+  bool ReturningToCode(const WalkRegisters& regs, const StackCopy& stack, uint64_t* return_address);
+  // Whether `pc` is code that calls into the interpreter without an interpreted frame: compiled
+  // Java or a stub (the call stub, an adapter).
+  bool IntoCallerCode(uint64_t pc);
   // Sets the frame's bci from `bcp` when it points into its method.
   static bool SetBci(WalkedFrame& frame, uint64_t bcp);
   // Follows the chain from the frame at `fp` (already in `out`), adding its callers.
