@@ -1,16 +1,23 @@
 // Known interpreted call chains for the interpreted-frames tests (test_interpreted.py), run with
 // -Xint: three threads, each running one chain until the time is up, every hot loop on a line of
 // its own (marked), so that the thread a sample comes from says which method and which line it
-// was in and which callers lie under it.
+// was in and which callers lie under it; and a fourth thread that the VM calls into.
 //   java -Xint InterpChains SECONDS
 //     thread "chain-a": chainA -> a1 -> a2 -> hotA    (hotA's loop: the line marked "hot-a")
 //     thread "chain-b": chainB -> b1 -> hotB          (hotB's loop: "hot-b")
 //     thread "chain-c": chainC -> hotC                (hotC's loop: "hot-c")
-// Each caller calls its callee from one line (marked "call-..."). Prints "ready" once the
-// threads run, "done" at the end.
+//     thread "via-vm":  viaVm -> (Method.invoke, the VM) -> entered
+// Each caller calls its callee from one line (marked "call-..."). Thread "via-vm" has the VM
+// call Java: run with -Dsun.reflect.inflationThreshold=2147483647 (JDK 17) and
+// -Djdk.reflect.useNativeAccessorOnly=true (JDK 18 and later), every reflective call goes
+// through the native accessor and HotSpot's call stub into entered's interpreter entry, which
+// lays out its many locals before its frame exists, and returns through the call stub. Prints
+// "ready" once the threads run, "done" at the end.
+import java.lang.reflect.Method;
+
 public class InterpChains {
   static volatile boolean running = true;
-  static long sinkA, sinkB, sinkC;
+  static long sinkA, sinkB, sinkC, sinkVm;
 
   static void hotA(int n) {
     for (int i = 0; i < n; i++) sinkA += i * 3 + (i >>> 2);  // hot-a
@@ -54,18 +61,39 @@ public class InterpChains {
     }
   }
 
+  // Many locals: the entry pushes one word for each before it builds the frame.
+  public static long entered(int n) {
+    long a0 = n, a1 = a0 + 1, a2 = a1 + 1, a3 = a2 + 1, a4 = a3 + 1, a5 = a4 + 1, a6 = a5 + 1, a7 = a6 + 1;
+    long b0 = a7, b1 = b0 + 1, b2 = b1 + 1, b3 = b2 + 1, b4 = b3 + 1, b5 = b4 + 1, b6 = b5 + 1, b7 = b6 + 1;
+    long c0 = b7, c1 = c0 + 1, c2 = c1 + 1, c3 = c2 + 1, c4 = c3 + 1, c5 = c4 + 1, c6 = c5 + 1, c7 = c6 + 1;
+    long d0 = c7, d1 = d0 + 1, d2 = d1 + 1, d3 = d2 + 1, d4 = d3 + 1, d5 = d4 + 1, d6 = d5 + 1, d7 = d6 + 1;
+    return a0 + b1 + c2 + d7;
+  }
+
+  static void viaVm() {
+    try {
+      final Method entered = InterpChains.class.getMethod("entered", int.class);
+      while (running) {
+        sinkVm += (Long) entered.invoke(null, 3);  // call-viaVm
+      }
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   public static void main(String[] args) throws Exception {
     final long seconds = Long.parseLong(args[0]);
     final Thread[] threads = {
         new Thread(InterpChains::chainA, "chain-a"),
         new Thread(InterpChains::chainB, "chain-b"),
         new Thread(InterpChains::chainC, "chain-c"),
+        new Thread(InterpChains::viaVm, "via-vm"),
     };
     for (Thread t : threads) t.start();
     System.out.println("ready");
     Thread.sleep(seconds * 1000);
     running = false;
     for (Thread t : threads) t.join();
-    System.out.println("done " + (sinkA + sinkB + sinkC));
+    System.out.println("done " + (sinkA + sinkB + sinkC + sinkVm));
   }
 }
