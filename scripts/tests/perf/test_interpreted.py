@@ -121,12 +121,19 @@ def check_chains(ctx, jdk) -> None:
     ours_total = collections.Counter()
     wrong = collections.Counter()
     via_vm = collections.Counter()
+    via_vm_chained = 0
     for sample in model.samples:
         thread = sample["thread"]
         if thread == "via-vm":
-            leaf, _ = leaf_and_java(model, sample)
+            leaf, java = leaf_and_java(model, sample)
             if leaf is not None and leaf[1] == "interpreted":
                 via_vm[leaf[0]] += sample["count"]
+                # Under the method the VM called: the call stub, then (through libjvm's frames)
+                # the reflective call's Java frames down to viaVm.
+                user = [f for loc in sample["locations"] for f in model.chain(loc) if f[1] != "kernel"]
+                if leaf[0] == "InterpChains.entered" and len(user) > 1 and user[1][0] == "call_stub" and \
+                        "InterpChains.viaVm" in java:
+                    via_vm_chained += sample["count"]
             continue
         if thread not in CHAINS:
             continue
@@ -161,8 +168,12 @@ def check_chains(ctx, jdk) -> None:
     # The method the VM calls, in the interpreter: named in its entry too, while rbp is still the
     # call stub's frame (whose own Method* slot names it but whose bytecode slot holds a saved
     # register), and its return through the call stub is not an anonymous frame either.
-    log(f"via-vm: interpreted leaves {via_vm.most_common(6)}; {walked['top_in_method_entry']} samples in a method entry")
+    log(f"via-vm: interpreted leaves {via_vm.most_common(6)}, {via_vm_chained} with the whole chain; "
+        f"{walked['top_in_method_entry']} samples in a method entry")
     check(via_vm["InterpChains.entered"] >= 20, f"thread via-vm: too few samples in InterpChains.entered: {via_vm}")
+    check(via_vm_chained >= 0.99 * via_vm["InterpChains.entered"],
+          f"thread via-vm: InterpChains.entered without call_stub ... InterpChains.viaVm under it: "
+          f"{via_vm_chained} of {via_vm['InterpChains.entered']}")
 
     # JFR's samples of the same run: the same methods interpreted, on the same lines, in the same
     # proportions.
