@@ -108,6 +108,33 @@ Stack ChainStack() {
   return s;
 }
 
+// The VM calling C through the call stub: the stub's frame at kFpStub, called from C++ (kFpCpp),
+// half like an interpreted one: where an interpreted frame keeps its Method*, the stub keeps the
+// method it calls; where one keeps its bytecode pointer, a saved register (here a stack address).
+constexpr uint64_t kFpStub = kSp + 0x200;
+constexpr uint64_t kFpCpp = kSp + 0x300;
+Stack CallStubStack() {
+  Stack s(kSp);
+  s.Linked(kFpStub, kFpCpp, kLibjvm + 0x1234);
+  s.Put(kFpStub - 3 * 8, kMethodC);
+  s.Put(kFpStub - 8 * 8, kSp + 0x350);
+  s.Linked(kFpCpp, 0, 0);
+  return s;
+}
+
+// A walk whose top frame is C being entered (bytecode 0, named from rbx), called from the code
+// at `caller` (a return address).
+void ExpectEnteredFrom(const WalkResult& r, uint64_t caller) {
+  EXPECT_TRUE(r.top_in_entry);
+  ASSERT_GE(r.frames.size(), 2u);
+  ASSERT_NE(r.frames[0].method, nullptr);
+  EXPECT_EQ(r.frames[0].method->name, "inner");
+  EXPECT_EQ(r.frames[0].bci, 0);
+  EXPECT_EQ(r.frames[1].kind, WalkedFrame::Kind::kCode);
+  EXPECT_EQ(r.frames[1].pc, caller);
+  EXPECT_TRUE(r.frames[1].return_address);
+}
+
 TEST(JavaStackWalk, NamesEveryInterpretedFrameOfTheChainInOrder) {
   Fixture f;
   const Stack s = ChainStack();
@@ -181,14 +208,8 @@ TEST(JavaStackWalk, AMethodEnteredFromCompiledCodeIsNamedBeforeItsFrameExists) {
   s.Put(kSp, kCompiled + 0x66);
   WalkRegisters regs{kInterpStart + 0x10, kSp, kSp + 0x300, kSp + 0x40 /* sender sp */, kMethodC, std::nullopt};
   const WalkResult r = f.walk.FromRegisters(regs, s.Copy());
-  EXPECT_TRUE(r.top_in_entry);
+  ExpectEnteredFrom(r, kCompiled + 0x66);
   ASSERT_EQ(r.frames.size(), 5u);
-  ASSERT_NE(r.frames[0].method, nullptr);
-  EXPECT_EQ(r.frames[0].method->name, "inner");
-  EXPECT_EQ(r.frames[0].bci, 0);
-  EXPECT_EQ(r.frames[1].kind, WalkedFrame::Kind::kCode);
-  EXPECT_EQ(r.frames[1].pc, kCompiled + 0x66);
-  EXPECT_TRUE(r.frames[1].return_address);
   ASSERT_NE(r.frames[2].method, nullptr);
   EXPECT_EQ(r.frames[2].method->name, "main") << "the compiled frame's caller";
   EXPECT_EQ(r.end, WalkEnd::kOutermost);
@@ -203,26 +224,15 @@ TEST(JavaStackWalk, AMethodEnteredFromCompiledCodeIsNamedBeforeItsFrameExists) {
 
 TEST(JavaStackWalk, AMethodEnteredFromTheCallStubIsNamedWhileItLaysOutItsLocals) {
   Fixture f;
-  // The VM calls C through the call stub, whose frame half looks like an interpreted one: its
-  // Method* slot holds the method it calls, its bytecode slot a saved register (here a stack
-  // address). C's entry has popped the return address into rax and pushes zeros for the
-  // locals over it; r13 holds the stub's sp (the sender sp).
-  Stack s(kSp);
-  const uint64_t fp_stub = kSp + 0x200, fp_cpp = kSp + 0x300;
-  s.Linked(fp_stub, fp_cpp, kLibjvm + 0x1234);
-  s.Put(fp_stub - 3 * 8, kMethodC);
-  s.Put(fp_stub - 8 * 8, kSp + 0x350);
-  s.Linked(fp_cpp, 0, 0);
+  // The VM calls C through the call stub (CallStubStack). C's entry has popped the return
+  // address into rax and pushes zeros for the locals over it; r13 holds the stub's sp (the
+  // sender sp).
+  Stack s = CallStubStack();
+  const uint64_t fp_stub = kFpStub;
   WalkRegisters regs{kInterpStart + 0x10, kSp, fp_stub, kSp + 0x40, kMethodC, kCallStub + 0x30};
   WalkResult r = f.walk.FromRegisters(regs, s.Copy());
-  EXPECT_TRUE(r.top_in_entry);
+  ExpectEnteredFrom(r, kCallStub + 0x30);
   ASSERT_EQ(r.frames.size(), 3u);
-  ASSERT_NE(r.frames[0].method, nullptr);
-  EXPECT_EQ(r.frames[0].method->name, "inner");
-  EXPECT_EQ(r.frames[0].bci, 0);
-  EXPECT_EQ(r.frames[1].kind, WalkedFrame::Kind::kCode);
-  EXPECT_EQ(r.frames[1].pc, kCallStub + 0x30);
-  EXPECT_TRUE(r.frames[1].return_address);
   EXPECT_EQ(r.frames[2].pc, kLibjvm + 0x1234);
   EXPECT_EQ(r.end, WalkEnd::kOutermost);
   // Before the pop (and after the push back) the return address is on top of the stack, and
@@ -265,12 +275,8 @@ TEST(JavaStackWalk, AMethodReturningToTheCallStubOrCompiledCodeLeavesTheSampleTo
   // C was called through the call stub and has removed its frame (leave): rbp is the stub's
   // again, rbx holds the stub's sp (the sender sp) and the return address into the stub is on
   // top of the stack, r13 still C's bytecode pointer.
-  Stack s(kSp);
-  const uint64_t fp_stub = kSp + 0x200, fp_cpp = kSp + 0x300;
-  s.Linked(fp_stub, fp_cpp, kLibjvm + 0x1234);
-  s.Put(fp_stub - 3 * 8, kMethodC);
-  s.Put(fp_stub - 8 * 8, kSp + 0x350);
-  s.Linked(fp_cpp, 0, 0);
+  Stack s = CallStubStack();
+  const uint64_t fp_stub = kFpStub;
   s.Put(kSp, kCallStub + 0x30);
   const uint64_t sender_sp = kSp + 0x40;
   WalkRegisters regs{kInterpStart + 0x10, kSp, fp_stub, kMethodC + 0x1000 + 7, sender_sp, std::nullopt};
@@ -295,8 +301,8 @@ TEST(JavaStackWalk, AMethodReturningToTheCallStubOrCompiledCodeLeavesTheSampleTo
   Stack small(kSp);
   const uint64_t fp_comp = kSp + 0x20;
   small.Linked(fp_comp, fp_stub, kCompiled + 0x80);
-  small.Linked(fp_stub, fp_cpp, kLibjvm + 0x1234);
-  small.Linked(fp_cpp, 0, 0);
+  small.Linked(fp_stub, kFpCpp, kLibjvm + 0x1234);
+  small.Linked(kFpCpp, 0, 0);
   WalkResult r = f.walk.FromRegisters({kInterpStart + 0x10, kSp, fp_comp, kCompiled + 0x44, kSp + 0x10, std::nullopt},
                                       small.Copy());
   ASSERT_EQ(r.frames.size(), 3u);

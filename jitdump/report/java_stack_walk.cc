@@ -84,6 +84,14 @@ bool JavaStackWalk::ReturningToCode(const WalkRegisters& regs, const StackCopy& 
   return stack.Word(regs.sp, return_address) && IntoCallerCode(*return_address);
 }
 
+void JavaStackWalk::CallerFromCode(uint64_t return_address, uint64_t fp, const StackCopy& stack, WalkResult& out) {
+  WalkedFrame caller;
+  caller.pc = return_address;
+  caller.return_address = true;
+  out.frames.push_back(caller);
+  Callers(fp, stack, out);
+}
+
 void JavaStackWalk::Callers(uint64_t fp, const StackCopy& stack, WalkResult& out) {
   while (true) {
     if (out.frames.size() >= kMaxFrames) {
@@ -137,11 +145,7 @@ WalkResult JavaStackWalk::FromRegisters(const WalkRegisters& regs, const StackCo
     } else if (ReturningToCode(regs, stack, &return_address)) {
       // The returning method's frame is gone and rbp is the caller's again: the sample is the
       // caller's, at its call, as when the caller is an interpreted frame.
-      WalkedFrame caller;
-      caller.pc = return_address;
-      caller.return_address = true;
-      out.frames.push_back(caller);
-      Callers(regs.fp, stack, out);
+      CallerFromCode(return_address, regs.fp, stack, out);
       return out;
     } else if (complete) {
       if (!EnteredFromCode(regs, stack, &top, &return_address)) {
@@ -152,11 +156,7 @@ WalkResult JavaStackWalk::FromRegisters(const WalkRegisters& regs, const StackCo
         // top of the stack or in rax) still the caller's.
         out.top_in_entry = true;
         out.frames.push_back(top);
-        WalkedFrame caller;
-        caller.pc = return_address;
-        caller.return_address = true;
-        out.frames.push_back(caller);
-        Callers(regs.fp, stack, out);
+        CallerFromCode(return_address, regs.fp, stack, out);
         return out;
       }
     } else if (regs.method) {

@@ -170,6 +170,9 @@ class JavaStackWalk {
   bool IntoCallerCode(uint64_t pc);
   // Sets the frame's bci from `bcp` when it points into its method.
   static bool SetBci(WalkedFrame& frame, uint64_t bcp);
+  // Adds the frame of compiled code or a stub that called the interpreter, at `return_address`,
+  // whose frame pointer is `fp` (rbp, still the caller's), then its callers.
+  void CallerFromCode(uint64_t return_address, uint64_t fp, const StackCopy& stack, WalkResult& out);
   // Follows the chain from the frame at `fp` (already in `out`), adding its callers.
   void Callers(uint64_t fp, const StackCopy& stack, WalkResult& out);
 
