@@ -122,6 +122,9 @@ Stack CallStubStack() {
   return s;
 }
 
+// A sample in C's interpreted frame (ChainStack's, at kSp + 0x100), with only ip, sp and rbp.
+WalkRegisters InC() { return {kInterpStart + 0x10, kSp, kSp + 0x100, std::nullopt, std::nullopt, std::nullopt}; }
+
 // A walk whose top frame is C being entered (bytecode 0, named from rbx), called from the code
 // at `caller` (a return address).
 void ExpectEnteredFrom(const WalkResult& r, uint64_t caller) {
@@ -328,7 +331,7 @@ TEST(JavaStackWalk, UnknownMethodsAndStaleWordsAreNotTakenForFrames) {
   Stack s = ChainStack();
   // B's slot names a method the table does not know.
   s.Put(kSp + 0x200 - 3 * 8, 0x7e00000f0000);
-  WalkRegisters regs{kInterpStart + 0x10, kSp, kSp + 0x100, std::nullopt, std::nullopt, std::nullopt};
+  WalkRegisters regs = InC();
   WalkResult r = f.walk.FromRegisters(regs, s.Copy());
   EXPECT_EQ(r.frames[1].kind, WalkedFrame::Kind::kInterpreted);
   EXPECT_EQ(r.frames[1].method, nullptr);
@@ -347,8 +350,7 @@ TEST(JavaStackWalk, NativeMethodsHaveNoBytecodeIndex) {
   f.methods.Add(kMethodB, "nanoTime", 0, kMethodNative);
   Stack s = ChainStack();
   s.Put(kSp + 0x200 - 8 * 8, 0);  // a native method's frame has no bytecode pointer
-  const WalkResult r = f.walk.FromRegisters({kInterpStart + 0x10, kSp, kSp + 0x100, std::nullopt, std::nullopt, std::nullopt},
-                                            s.Copy());
+  const WalkResult r = f.walk.FromRegisters(InC(), s.Copy());
   ASSERT_NE(r.frames[1].method, nullptr);
   EXPECT_EQ(r.frames[1].method->name, "nanoTime");
   EXPECT_EQ(r.frames[1].bci, -1);
@@ -358,16 +360,14 @@ TEST(JavaStackWalk, AShortCopyEndsTheWalkAndSaysSo) {
   Fixture f;
   const Stack s = ChainStack();
   // The copy ends inside A's frame: its Method* slot (fp - 24) is in, its link is not.
-  const WalkResult r =
-      f.walk.FromRegisters({kInterpStart + 0x10, kSp, kSp + 0x100, std::nullopt, std::nullopt, std::nullopt}, s.Copy(0x400));
+  const WalkResult r = f.walk.FromRegisters(InC(), s.Copy(0x400));
   EXPECT_EQ(r.end, WalkEnd::kStackCopyEnds);
   ASSERT_EQ(r.frames.size(), 4u);
   ASSERT_NE(r.frames[3].method, nullptr);
   EXPECT_EQ(r.frames[3].method->name, "main");
   // Ending before A's slots: its frame is there (the compiled frame's return address) but
   // unnamed and not covered.
-  const WalkResult shorter =
-      f.walk.FromRegisters({kInterpStart + 0x10, kSp, kSp + 0x100, std::nullopt, std::nullopt, std::nullopt}, s.Copy(0x310));
+  const WalkResult shorter = f.walk.FromRegisters(InC(), s.Copy(0x310));
   ASSERT_EQ(shorter.frames.size(), 4u);
   EXPECT_EQ(shorter.frames[3].method, nullptr);
   EXPECT_FALSE(shorter.frames[3].covered);
@@ -378,8 +378,7 @@ TEST(JavaStackWalk, ABrokenChainStopsTheWalk) {
   Fixture f;
   Stack s = ChainStack();
   s.Put(kSp + 0x200, kSp + 0x100);  // B's link points below itself
-  const WalkResult r =
-      f.walk.FromRegisters({kInterpStart + 0x10, kSp, kSp + 0x100, std::nullopt, std::nullopt, std::nullopt}, s.Copy());
+  const WalkResult r = f.walk.FromRegisters(InC(), s.Copy());
   EXPECT_EQ(r.end, WalkEnd::kBrokenChain);
   EXPECT_EQ(r.frames.size(), 3u);
   // A frame pointer below sp is no frame pointer of this stack.
