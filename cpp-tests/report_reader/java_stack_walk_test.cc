@@ -231,8 +231,7 @@ TEST(JavaStackWalk, AMethodEnteredFromTheCallStubIsNamedWhileItLaysOutItsLocals)
   // address into rax and pushes zeros for the locals over it; r13 holds the stub's sp (the
   // sender sp).
   Stack s = CallStubStack();
-  const uint64_t fp_stub = kFpStub;
-  WalkRegisters regs{kInterpStart + 0x10, kSp, fp_stub, kSp + 0x40, kMethodC, kCallStub + 0x30};
+  WalkRegisters regs{kInterpStart + 0x10, kSp, kFpStub, kSp + 0x40, kMethodC, kCallStub + 0x30};
   WalkResult r = f.walk.FromRegisters(regs, s.Copy());
   ExpectEnteredFrom(r, kCallStub + 0x30);
   ASSERT_EQ(r.frames.size(), 3u);
@@ -262,7 +261,7 @@ TEST(JavaStackWalk, AMethodEnteredFromTheCallStubIsNamedWhileItLaysOutItsLocals)
   changed = regs;
   changed.bcp = kMethodC + 0x1000 + 4;
   EXPECT_TRUE(anonymous(changed));
-  changed.bcp = fp_stub + 8;
+  changed.bcp = kFpStub + 8;
   EXPECT_TRUE(anonymous(changed));
   changed.bcp = kSp - 8;
   EXPECT_TRUE(anonymous(changed));
@@ -279,10 +278,9 @@ TEST(JavaStackWalk, AMethodReturningToTheCallStubOrCompiledCodeLeavesTheSampleTo
   // again, rbx holds the stub's sp (the sender sp) and the return address into the stub is on
   // top of the stack, r13 still C's bytecode pointer.
   Stack s = CallStubStack();
-  const uint64_t fp_stub = kFpStub;
   s.Put(kSp, kCallStub + 0x30);
   const uint64_t sender_sp = kSp + 0x40;
-  WalkRegisters regs{kInterpStart + 0x10, kSp, fp_stub, kMethodC + 0x1000 + 7, sender_sp, std::nullopt};
+  WalkRegisters regs{kInterpStart + 0x10, kSp, kFpStub, kMethodC + 0x1000 + 7, sender_sp, std::nullopt};
   const auto expect_caller_frames = [&](const WalkResult& r) {
     ASSERT_EQ(r.frames.size(), 2u);
     EXPECT_EQ(r.frames[0].kind, WalkedFrame::Kind::kCode);
@@ -303,8 +301,8 @@ TEST(JavaStackWalk, AMethodReturningToTheCallStubOrCompiledCodeLeavesTheSampleTo
   // A compiled caller's frame too small to look complete (fewer than 9 words below its rbp).
   Stack small(kSp);
   const uint64_t fp_comp = kSp + 0x20;
-  small.Linked(fp_comp, fp_stub, kCompiled + 0x80);
-  small.Linked(fp_stub, kFpCpp, kLibjvm + 0x1234);
+  small.Linked(fp_comp, kFpStub, kCompiled + 0x80);
+  small.Linked(kFpStub, kFpCpp, kLibjvm + 0x1234);
   small.Linked(kFpCpp, 0, 0);
   WalkResult r = f.walk.FromRegisters({kInterpStart + 0x10, kSp, fp_comp, kCompiled + 0x44, kSp + 0x10, std::nullopt},
                                       small.Copy());
@@ -315,7 +313,7 @@ TEST(JavaStackWalk, AMethodReturningToTheCallStubOrCompiledCodeLeavesTheSampleTo
   // Not that: rbx no sender sp (outside sp..rbp), or no return address into JIT code in r13
   // or on top of the stack. The frame stays anonymous.
   WalkRegisters changed = regs;
-  changed.method = fp_stub + 8;
+  changed.method = kFpStub + 8;
   r = f.walk.FromRegisters(changed, s.Copy());
   EXPECT_EQ(r.frames[0].kind, WalkedFrame::Kind::kInterpreted);
   EXPECT_EQ(r.frames[0].method, nullptr);

@@ -15,6 +15,12 @@ uint64_t SlotAddress(uint64_t fp, int32_t slot) {
   return fp + static_cast<uint64_t>(static_cast<int64_t>(slot) * static_cast<int64_t>(kWord));
 }
 
+// Whether `value` (a register) is a caller's sp as a method entry or return holds it: between
+// sp and rbp, the caller's frame.
+bool SenderSp(const WalkRegisters& regs, std::optional<uint64_t> value) {
+  return value && *value >= regs.sp && *value <= regs.fp;
+}
+
 // Whether `next` can be the frame pointer of the caller of the frame at `fp`.
 bool PlausibleCaller(uint64_t fp, uint64_t next) {
   return next > fp && next - fp <= kMaxFrameSize && next % kWord == 0;
@@ -62,8 +68,7 @@ bool JavaStackWalk::EnteredFromCode(const WalkRegisters& regs, const StackCopy& 
   if (!regs.method) return false;
   if (!stack.Word(regs.sp, return_address) || !IntoCallerCode(*return_address)) {
     // Laying out the locals: the caller's sp in r13, the return address in rax.
-    const bool laying_out_locals = regs.bcp && *regs.bcp >= regs.sp && *regs.bcp <= regs.fp;
-    if (!laying_out_locals || !regs.entry_return || !IntoCallerCode(*regs.entry_return)) return false;
+    if (!SenderSp(regs, regs.bcp) || !regs.entry_return || !IntoCallerCode(*regs.entry_return)) return false;
     *return_address = *regs.entry_return;
   }
   const TableMethod* m = methods_.Find(*regs.method);
@@ -76,7 +81,7 @@ bool JavaStackWalk::EnteredFromCode(const WalkRegisters& regs, const StackCopy& 
 }
 
 bool JavaStackWalk::ReturningToCode(const WalkRegisters& regs, const StackCopy& stack, uint64_t* return_address) {
-  if (!regs.method || *regs.method < regs.sp || *regs.method > regs.fp) return false;  // rbx: no sender sp
+  if (!SenderSp(regs, regs.method)) return false;  // rbx holds the caller's sp
   if (regs.bcp && IntoCallerCode(*regs.bcp)) {  // popped into r13
     *return_address = *regs.bcp;
     return true;
@@ -147,18 +152,16 @@ WalkResult JavaStackWalk::FromRegisters(const WalkRegisters& regs, const StackCo
       // caller's, at its call, as when the caller is an interpreted frame.
       CallerFromCode(return_address, regs.fp, stack, out);
       return out;
+    } else if (complete && EnteredFromCode(regs, stack, &top, &return_address)) {
+      // A method entry called from compiled code or the call stub, before its frame exists:
+      // the pc is the entry's, the method in its register, rbp and the return address (on top
+      // of the stack or in rax) still the caller's.
+      out.top_in_entry = true;
+      out.frames.push_back(top);
+      CallerFromCode(return_address, regs.fp, stack, out);
+      return out;
     } else if (complete) {
-      if (!EnteredFromCode(regs, stack, &top, &return_address)) {
-        top.method = nullptr;
-      } else {
-        // A method entry called from compiled code or the call stub, before its frame exists:
-        // the pc is the entry's, the method in its register, rbp and the return address (on
-        // top of the stack or in rax) still the caller's.
-        out.top_in_entry = true;
-        out.frames.push_back(top);
-        CallerFromCode(return_address, regs.fp, stack, out);
-        return out;
-      }
+      top.method = nullptr;
     } else if (regs.method) {
       // A method entry: the frame's slots are not written yet; the method being entered is
       // in its register.
