@@ -4,8 +4,8 @@ walks HotSpot's frames in the copy, naming every interpreted frame by method and
 
 test_interpreted_chains (and its per-JDK variants): InterpChains runs interpreted (-Xint), each of
 three threads in one known call chain whose hot loop sits on a marked line, so the thread a sample
-comes from says which method, which line and which callers it was in. A fourth thread has the VM
-call a method with many locals (reflection through the call stub): its entry and return leave no
+comes from says which method, which line and which callers it was in. Then a fourth thread, alone,
+has the VM call a method with many locals (reflection through the call stub): its entry and return leave no
 covered frame anonymous, and >= 99 % of its samples have the call stub and the reflective call
 down to its Java caller under it. Recorded with JFR in the same JVM (jdk.ExecutionSample, the
 JVM's own stack walker: the independent reference for which methods run interpreted and in what
@@ -41,7 +41,9 @@ from .report_runs import Model
 from .runs import fresh, run
 
 JAVA = Path(__file__).resolve().parent / "java"
+# How long the three chains run, then how long the fourth thread runs alone.
 SECONDS = "4"
+VM_SECONDS = "2"
 # The three threads of InterpChains: the hot method, the mark of its hot line, and the chain of
 # interpreted frames from the hot method outwards.
 CHAINS = {
@@ -101,7 +103,7 @@ def check_chains(ctx, jdk) -> None:
     recording = ctx.work / f"chains-{jdk.name}.jfr"
     ctx.perf_java("-q", "--interp", "-o", run_dir, "--", jdk.java, "-Xint", *VIA_VM_FLAGS,
                   f"-XX:StartFlightRecording=filename={recording},settings=profile", "-cp", classes, "InterpChains",
-                  SECONDS)
+                  SECONDS, VM_SECONDS)
     lines = marks()
     summary = json.loads((run_dir / "summary.json").read_text())
     walked = summary["interpreted_frames"]

@@ -1,8 +1,9 @@
 // Known interpreted call chains for the interpreted-frames tests (test_interpreted.py), run with
-// -Xint: three threads, each running one chain until the time is up, every hot loop on a line of
-// its own (marked), so that the thread a sample comes from says which method and which line it
-// was in and which callers lie under it; and a fourth thread that the VM calls into.
-//   java -Xint InterpChains SECONDS
+// -Xint, in two phases. First three threads, each running one chain for SECONDS, every hot loop on
+// a line of its own (marked), so that the thread a sample comes from says which method and which
+// line it was in and which callers lie under it. Then, alone for VM_SECONDS, a fourth thread that
+// the VM calls into.
+//   java -Xint InterpChains SECONDS VM_SECONDS
 //     thread "chain-a": chainA -> a1 -> a2 -> hotA    (hotA's loop: the line marked "hot-a")
 //     thread "chain-b": chainB -> b1 -> hotB          (hotB's loop: "hot-b")
 //     thread "chain-c": chainC -> hotC                (hotC's loop: "hot-c")
@@ -11,8 +12,11 @@
 // call Java: run with -Dsun.reflect.inflationThreshold=2147483647 (JDK 17) and
 // -Djdk.reflect.useNativeAccessorOnly=true (JDK 18 and later), every reflective call goes
 // through the native accessor and HotSpot's call stub into entered's interpreter entry, which
-// lays out its many locals before its frame exists, and returns through the call stub. Prints
-// "ready" once the threads run, "done" at the end.
+// lays out its many locals before its frame exists, and returns through the call stub.
+// It runs after the chains, not beside them: a fourth busy thread on a 2-core machine keeps the
+// chains off a CPU for long enough that JFR's sampler, which gives up on a thread that does not
+// stop within 2 ms, sometimes sampled one chain half as often as the others.
+// Prints "done" at the end.
 import java.lang.reflect.Method;
 
 public class InterpChains {
@@ -83,17 +87,22 @@ public class InterpChains {
 
   public static void main(String[] args) throws Exception {
     final long seconds = Long.parseLong(args[0]);
-    final Thread[] threads = {
+    final long vmSeconds = Long.parseLong(args[1]);
+    final Thread[] chains = {
         new Thread(InterpChains::chainA, "chain-a"),
         new Thread(InterpChains::chainB, "chain-b"),
         new Thread(InterpChains::chainC, "chain-c"),
-        new Thread(InterpChains::viaVm, "via-vm"),
     };
+    runFor(seconds, chains);
+    runFor(vmSeconds, new Thread(InterpChains::viaVm, "via-vm"));
+    System.out.println("done " + (sinkA + sinkB + sinkC + sinkVm));
+  }
+
+  static void runFor(long seconds, Thread... threads) throws InterruptedException {
+    running = true;
     for (Thread t : threads) t.start();
-    System.out.println("ready");
     Thread.sleep(seconds * 1000);
     running = false;
     for (Thread t : threads) t.join();
-    System.out.println("done " + (sinkA + sinkB + sinkC + sinkVm));
   }
 }
