@@ -4,10 +4,10 @@ walks HotSpot's frames in the copy, naming every interpreted frame by method and
 
 test_interpreted_chains (and its per-JDK variants): InterpChains runs interpreted (-Xint), each of
 three threads in one known call chain whose hot loop sits on a marked line, so the thread a sample
-comes from says which method, which line and which callers it was in. Then a fourth thread, alone,
-has the VM call a method with many locals (reflection through the call stub): its entry and return leave no
-covered frame anonymous, and >= 99 % of its samples have the call stub and the reflective call
-down to its Java caller under it. Recorded with JFR in the same JVM (jdk.ExecutionSample, the
+comes from says which method, which line and which callers it was in. Then a fourth thread,
+alone, has the VM call a method with many locals (reflection through the call stub): its entry
+and return leave no covered frame anonymous, and >= 99 % of its samples have the call stub and
+the reflective call down to its Java caller under it. Recorded with JFR in the same JVM (jdk.ExecutionSample, the
 JVM's own stack walker: the independent reference for which methods run interpreted and in what
 proportions). Of the samples whose pc is in the interpreter:
 >= 99 % get the right method, >= 95 % the right line, >= 99 % the whole chain of interpreted

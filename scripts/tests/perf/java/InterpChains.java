@@ -15,7 +15,7 @@
 // lays out its many locals before its frame exists, and returns through the call stub.
 // It runs after the chains, not beside them: a fourth busy thread on a 2-core machine keeps the
 // chains off a CPU for long enough that JFR's sampler, which gives up on a thread that does not
-// stop within 2 ms, sometimes sampled one chain half as often as the others.
+// stop within 2 ms, sometimes samples one chain only a half or a quarter as often as the others.
 // Prints "done" at the end.
 import java.lang.reflect.Method;
 
