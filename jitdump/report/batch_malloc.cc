@@ -7,6 +7,15 @@
 #include <cstdint>
 #include <cstdlib>
 
+#if __has_include(<mimalloc.h>)
+#include <mimalloc.h>
+// Weak: the jitdump executable links mimalloc (jitdump/tool/meson.build); the tests, the fuzzers
+// and sanitizer builds do not, and keep glibc's malloc.
+#pragma weak mi_option_set
+#pragma weak mi_is_in_heap_region
+#define JITDUMP_KNOWS_MIMALLOC 1
+#endif
+
 namespace jitdump::report {
 namespace {
 
@@ -25,9 +34,37 @@ void AdviseHeapHugePages() {
   if (end > start) ::madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE);
 }
 
+#ifdef JITDUMP_KNOWS_MIMALLOC
+// Whether mimalloc serves this process's malloc (linked and interposed), not only loaded.
+bool MimallocServesMalloc() {
+  if (mi_is_in_heap_region == nullptr || mi_option_set == nullptr) return false;
+  void* probe = std::calloc(1, 64);  // calloc: the check takes a pointer to const, which GCC takes for a read
+  const bool ours = probe != nullptr && mi_is_in_heap_region(probe);
+  std::free(probe);
+  return ours;
+}
+
+// mimalloc's segments mapped from here on are advised for huge pages (where THP is "madvise",
+// it tries MAP_HUGETLB, then advises an ordinary mapping), and what it frees stays committed
+// for reuse instead of going back to the kernel (which would hand back freshly zeroed pages).
+bool TuneMimalloc() {
+  if (!MimallocServesMalloc()) return false;
+  mi_option_set(mi_option_large_os_pages, 1);
+#if MI_MALLOC_VERSION >= 210
+  mi_option_set(mi_option_purge_delay, -1);  // 2.1 renamed decommitting to purging
+#else
+  mi_option_set(mi_option_allow_decommit, 0);
+#endif
+  return true;
+}
+#endif
+
 }  // namespace
 
 void TuneMallocForBatchRun() {
+#ifdef JITDUMP_KNOWS_MIMALLOC
+  if (TuneMimalloc()) return;
+#endif
   mallopt(M_MMAP_THRESHOLD, 1 << 30);  // blocks below 1 GiB come from the heap
   mallopt(M_TRIM_THRESHOLD, -1);       // never trim the heap's top (-1: the largest size)
   mallopt(M_TOP_PAD, static_cast<int>(kHeapStep));  // grow the heap a large step at a time
