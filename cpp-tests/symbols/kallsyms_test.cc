@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -85,6 +88,147 @@ TEST(KallsymsTest, NotesBuildIdSkipsOtherNotes) {
   EXPECT_TRUE(ParseNotesBuildId(notes).empty());
 }
 
+// ---- A read filtered by the addresses asked for names each of them as the whole table does ----
+
+// What a table says of `address` (in the file's addresses): symbol, its start and end, module.
+std::string Answer(const Kallsyms& k, uint64_t address) {
+  const SymbolTable::Symbol* s = k.table.Find(address);
+  std::ostringstream out;
+  out << std::hex;
+  if (s == nullptr) {
+    out << "(none)";
+  } else {
+    out << k.table.Name(*s) << " [" << s->start << ", " << s->end << ")";
+  }
+  out << " module " << k.ModuleAt(address);
+  return out.str();
+}
+
+// Parses `text` whole and filtered by `recorded` (recorded addresses; the recording's _text
+// `recorded_text`), and expects the same answer for each. Returns the filtered read.
+Kallsyms ExpectFilteredAnswersAsWhole(const std::string& text, std::vector<uint64_t> recorded,
+                                      uint64_t recorded_text = 0) {
+  std::sort(recorded.begin(), recorded.end());
+  recorded.erase(std::unique(recorded.begin(), recorded.end()), recorded.end());
+  Kallsyms whole;
+  Kallsyms filtered;
+  std::string error;
+  const bool whole_ok = ParseKallsyms(text, &whole, &error);
+  const KallsymsWanted wanted{recorded, recorded_text};
+  const bool filtered_ok = ParseKallsyms(text, &filtered, &error, &wanted);
+  EXPECT_EQ(whole_ok, filtered_ok) << error;
+  if (!whole_ok || !filtered_ok) return filtered;
+  EXPECT_EQ(whole.symbols, filtered.symbols);
+  EXPECT_EQ(whole.text, filtered.text);
+  if (filtered.needs_full_read) return filtered;
+  const uint64_t delta = recorded_text != 0 && whole.text != 0 ? whole.text - recorded_text : 0;
+  for (uint64_t a : recorded) EXPECT_EQ(Answer(filtered, a + delta), Answer(whole, a + delta)) << std::hex << a;
+  return filtered;
+}
+
+TEST(KallsymsFilterTest, KeepsWhatNamesTheWantedAddresses) {
+  const std::vector<uint64_t> wanted = {0xffffffff81000050, 0xffffffff81000100, 0xffffffff81000104,
+                                        0xffffffffc0001004, 0xffffffffc0001090, 0xffffffff80000000,
+                                        0xffffffff810000c8, 0xffffffff81000000};
+  const Kallsyms k = ExpectFilteredAnswersAsWhole(kKallsyms, wanted);
+  EXPECT_TRUE(k.filtered);
+  EXPECT_FALSE(k.needs_full_read);
+  Kallsyms whole;
+  std::string error;
+  ASSERT_TRUE(ParseKallsyms(kKallsyms, &whole, &error));
+  EXPECT_LT(k.table.size(), whole.table.size());  // some_data names none of them
+}
+
+TEST(KallsymsFilterTest, RelocatedDuplicatedAndUnsorted) {
+  // _text after other symbols, duplicates apart from each other, a module's symbols out of
+  // order, kernel symbols out of order after them.
+  const std::string text =
+      "ffffffff81000300 T third\n"
+      "ffffffff81000000 T _text\n"
+      "ffffffff81000100 t first_alias\n"
+      "ffffffff81000200 T second\n"
+      "ffffffffc0002080 t mod_b\t[mod]\n"
+      "ffffffffc0002000 t mod_a\t[mod]\n"
+      "ffffffffc0002040 t mod_dup\t[mod]\n"
+      "ffffffffc0002040 T mod_dup2\t[mod]\n"
+      "ffffffff81000100 T first\n"
+      "ffffffff81000180 W weak_between\n"
+      "ffffffff81000400 T last_kernel\n";
+  // Recorded in a boot whose _text was 0x1000000 lower.
+  const uint64_t recorded_text = 0xffffffff80000000;
+  std::vector<uint64_t> recorded;
+  for (uint64_t a = 0xffffffff80000000 - 0x10; a < 0xffffffff80000500; a += 0x10) recorded.push_back(a);
+  for (uint64_t a = 0xffffffffbf002000 - 0x10; a < 0xffffffffbf003100; a += 0x20) recorded.push_back(a);
+  ExpectFilteredAnswersAsWhole(text, recorded, recorded_text);
+  // One address at a time: each read keeps a different few symbols.
+  for (uint64_t a : recorded) ExpectFilteredAnswersAsWhole(text, {a}, recorded_text);
+}
+
+TEST(KallsymsFilterTest, OverlapsReadTheWholeFile) {
+  // A module symbol within a page of the kernel's last one: the kernel symbol's end is rounded
+  // past the module's start, and which one perf names there depends on its tree of all symbols.
+  const std::string text =
+      "ffffffff81000000 T _text\n"
+      "ffffffff81000100 T kernel_fn\n"
+      "ffffffff81000200 t mod_fn\t[mod]\n";
+  const Kallsyms k = ExpectFilteredAnswersAsWhole(text, {0xffffffff81000100});
+  EXPECT_TRUE(k.needs_full_read);
+}
+
+TEST(KallsymsFilterTest, RandomFilesAndAddresses) {
+  std::mt19937_64 random(7);
+  for (int round = 0; round < 300; ++round) {
+    // Symbols at a few hundred distinct starts (many shared), in a shuffled order or in order,
+    // some a module's, some of types perf drops.
+    const uint64_t base = 0xffffffff81000000;
+    std::vector<std::string> lines;
+    const int n = 1 + static_cast<int>(random() % 300);
+    for (int i = 0; i < n; ++i) {
+      const bool module = random() % 8 == 0;
+      const uint64_t start = (module ? 0xffffffffc0000000 : base) + (random() % 200) * 0x40 + (random() % 3) * 0x1000;
+      const char types[] = "TtWwDdBbr";
+      std::ostringstream line;
+      line << std::hex << start << ' ' << types[random() % 9] << " sym" << std::dec << i;
+      if (random() % 4 == 0) line << "_longer_name";
+      if (module) line << "\t[m" << random() % 3 << ']';
+      lines.push_back(line.str());
+    }
+    if (random() % 2 == 0) std::sort(lines.begin(), lines.end());
+    std::string text = "ffffffff81000000 T _text\n";
+    for (const std::string& line : lines) text += line + "\n";
+    std::vector<uint64_t> wanted;
+    const int m = static_cast<int>(random() % 20);
+    for (int i = 0; i < m; ++i) {
+      const uint64_t region = random() % 4 == 0 ? 0xffffffffc0000000 : base;
+      wanted.push_back(region - 0x100 + random() % 0x4000);
+    }
+    ExpectFilteredAnswersAsWhole(text, wanted);
+  }
+}
+
+TEST(KallsymsFilterTest, ThisMachinesKallsyms) {
+  std::ifstream in("/proc/kallsyms");
+  std::stringstream text;
+  text << in.rdbuf();
+  Kallsyms whole;
+  std::string error;
+  if (!ParseKallsyms(text.str(), &whole, &error)) GTEST_SKIP() << "/proc/kallsyms: " << error;  // not root: hidden
+  // Every symbol's start, the byte before it and one inside, and random addresses.
+  std::vector<uint64_t> wanted;
+  std::mt19937_64 random(11);
+  const std::vector<SymbolTable::Symbol>& symbols = whole.table.symbols();
+  for (size_t i = 0; i < symbols.size(); i += 1 + random() % 40) {
+    wanted.push_back(symbols[i].start);
+    wanted.push_back(symbols[i].start - 1);
+    wanted.push_back(symbols[i].start + (symbols[i].end - symbols[i].start) / 2);
+  }
+  const Kallsyms k = ExpectFilteredAnswersAsWhole(text.str(), wanted);
+  EXPECT_TRUE(k.filtered || k.needs_full_read);
+  if (k.filtered) {
+    EXPECT_LT(k.table.size(), whole.table.size());
+  }
+}
+
 class KernelLookupTest : public testing::Test {
  protected:
   void SetUp() override {
@@ -144,6 +288,17 @@ TEST_F(KernelLookupTest, AnotherKernelUsesPerfsCachedCopyElseNothing) {
   s.SetRecordingKernel({other, 0xffffffff81000000, "6.1.0-other"});
   EXPECT_EQ(NameAt(s, 0xffffffff81000100), "cached_fn");
   EXPECT_EQ(s.Files()[0].found_how, "kallsyms-cache");
+}
+
+TEST_F(KernelLookupTest, AnAddressNotWantedReadsTheWholeFile) {
+  Symbolizer s(options_);
+  s.SetRecordingKernel({host_id_, 0xffffffff81000000, "6.1.0-test"});
+  s.WantKernel({0xffffffff81000104});
+  EXPECT_EQ(NameAt(s, 0xffffffff81000104), "do_syscall_64");
+  // Not asked for: the filtered table may hold nothing at or before it but do_syscall_64.
+  EXPECT_EQ(NameAt(s, 0xffffffff81000050), "local_text");
+  EXPECT_EQ(NameAt(s, 0xffffffff810000c8), "weak_fn");
+  EXPECT_EQ(NameAt(s, 0xffffffff81000104), "do_syscall_64");
 }
 
 TEST_F(KernelLookupTest, WithoutBuildIdTheReleaseDecides) {

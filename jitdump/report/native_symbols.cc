@@ -134,6 +134,12 @@ void SymbolizedNames::NameDeferred(const std::function<void(uint32_t, std::span<
     order.push_back(Order{uint64_t{file_of[f.dso]} << 32 | (kernel ? 0 : f.pid), kernel ? f.addr : f.addr - f.start + f.pgoff, i});
   }
   std::sort(order.begin(), order.end());
+  // Every kernel address is known now: kallsyms is read for those only.
+  std::vector<uint64_t> kernel;
+  for (const Deferred& f : frames) {
+    if (IsKernel(*f.dso)) kernel.push_back(f.addr);
+  }
+  symbolizer_.WantKernel(std::move(kernel));
   std::vector<NativeName> names;
   for (size_t i = 0; i < order.size(); ++i) {
     if (i > 0 && order[i].file_and_pid >> 32 != order[i - 1].file_and_pid >> 32) symbolizer_.Release();

@@ -65,7 +65,9 @@ Binding BindingOfType(char type) {
 
 class Parser {
  public:
-  explicit Parser(Kallsyms* out) : out_(out) {}
+  Parser(Kallsyms* out, const KallsymsWanted* wanted) : out_(out), wanted_(wanted) {
+    if (wanted_ != nullptr && wanted_->recorded_text == 0) StartFiltering(0);
+  }
 
   // One line, without its newline.
   bool Line(std::string_view line) {
@@ -83,12 +85,19 @@ class Parser {
       module = name.substr(tab + 1);
       name = name.substr(0, tab);
     }
-    if (name == "_text" && module.empty() && out_->text == 0) out_->text = address;
+    if (name == "_text" && module.empty() && out_->text == 0) {
+      out_->text = address;
+      if (wanted_ != nullptr && !filtering_) StartFiltering(address - wanted_->recorded_text);
+    }
     if (!KeptType(type) || name.empty() || name[0] == '$') return true;
     // perf drops x86-64's entry trampoline symbols (the trampolines name the text they map).
     if (name == "__entry_SYSCALL_64_trampoline") return true;
-    if (builder_.size() >= kMaxKallsymsSymbols) return false;
-    builder_.Add(address, 0, BindingOfType(type), name, /*spelled=*/true, /*module=*/!module.empty());
+    if (Added() >= kMaxKallsymsSymbols) return false;
+    if (wanted_ == nullptr) {
+      builder_.Add(address, 0, BindingOfType(type), name, /*spelled=*/true, /*module=*/!module.empty());
+    } else {
+      Offer(address, BindingOfType(type), name, !module.empty());
+    }
     if (!module.empty()) {
       // A module's symbols come together: its entry is looked up when the module changes.
       if (module_ == nullptr || module != module_->first) {
@@ -102,12 +111,18 @@ class Parser {
 
   bool Finish(std::string* error) {
     if (lines_ > 0 && !any_address_) out_->hidden = true;
-    if (builder_.size() == 0 || out_->hidden) {
+    out_->symbols = Added();
+    if (out_->symbols == 0 || out_->hidden) {
       *error = out_->hidden ? "the kernel hides its symbol addresses (kptr_restrict; run as root)"
                             : "no kernel symbols in it";
       return false;
     }
-    builder_.FinishPass(/*kallsyms=*/true);
+    if (wanted_ == nullptr) {
+      builder_.FinishPass(/*kallsyms=*/true);
+    } else if (!BuildFiltered()) {
+      out_->needs_full_read = true;
+      return true;
+    }
     out_->table = builder_.Build();
     for (const auto& [name, range] : modules_) {
       // A module's last symbol ends at most a page after its start (perf's rounding).
@@ -120,12 +135,132 @@ class Parser {
   }
 
  private:
+  // A symbol of a filtered read, kept or waiting for the decision: its line among the symbols
+  // (an index into starts_) and its name in a string of names.
+  struct Held {
+    uint32_t line = 0;
+    Binding binding = Binding::kLocal;
+    bool module = false;
+    uint32_t name = 0;
+    uint32_t name_size = 0;
+  };
+
+  size_t Added() const { return wanted_ == nullptr ? builder_.size() : starts_.size(); }
+
+  // The file's addresses of the wanted ones, known once the file's _text is.
+  void StartFiltering(uint64_t delta) {
+    filtering_ = true;
+    want_.reserve(wanted_->addresses.size());
+    for (uint64_t a : wanted_->addresses) want_.push_back(a + delta);
+    std::sort(want_.begin(), want_.end());  // a delta that wraps reorders them
+  }
+
+  // Whether an address asked for lies in [from, to) (to == 0: no end).
+  bool WantedIn(uint64_t from, uint64_t to) const {
+    const auto it = std::lower_bound(want_.begin(), want_.end(), from);
+    return it != want_.end() && (to == 0 || *it < to);
+  }
+
+  void Offer(uint64_t address, Binding binding, std::string_view name, bool module) {
+    const auto line = static_cast<uint32_t>(starts_.size());
+    starts_.push_back(address);
+    in_module_.push_back(module);
+    if (filtering_) Decide(address, /*last=*/false);
+    Held held{line, binding, module, 0, static_cast<uint32_t>(name.size())};
+    if (!filtering_ || module) {
+      held.name = static_cast<uint32_t>(names_.size());
+      names_.append(name);
+      held_.push_back(held);
+      return;
+    }
+    pending_start_ = address;
+    held.name = static_cast<uint32_t>(pending_names_.size());
+    pending_names_.append(name);
+    pending_.push_back(held);
+  }
+
+  // The kernel symbols waiting at pending_start_ are decided by the next symbol read: one above
+  // them with no wanted address in between ends a stretch they would name for none (the whole
+  // file's next start is at or below this one); below them, or none, they are kept if any wanted
+  // address is at or above them.
+  void Decide(uint64_t next, bool last) {
+    if (pending_.empty() || (!last && next == pending_start_)) return;
+    const bool above = !last && next > pending_start_;
+    if (WantedIn(pending_start_, above ? next : 0)) {
+      for (Held held : pending_) {
+        const std::string_view name(pending_names_.data() + held.name, held.name_size);
+        held.name = static_cast<uint32_t>(names_.size());
+        names_.append(name);
+        held_.push_back(held);
+      }
+    }
+    pending_.clear();
+    pending_names_.clear();
+  }
+
+  // The kept symbols into the builder, each ending where perf's fix-up over every symbol of the
+  // file ends it. False when the whole file's symbols overlap somewhere (a symbol's page rounding
+  // past the next one's start), where what perf names depends on all of them.
+  bool BuildFiltered() {
+    Decide(0, /*last=*/true);
+    const size_t n = starts_.size();
+    // Every symbol in perf's order (by start, then as read): the file's own, mostly.
+    std::vector<uint32_t> order;
+    std::vector<uint32_t> rank;
+    const bool in_order = std::is_sorted(starts_.begin(), starts_.end());
+    if (!in_order) {
+      order.resize(n);
+      for (uint32_t i = 0; i < n; ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return starts_[a] < starts_[b]; });
+      rank.resize(n);
+      for (uint32_t k = 0; k < n; ++k) rank[order[k]] = k;
+    }
+    auto at = [&](size_t k) { return in_order ? static_cast<uint32_t>(k) : order[k]; };
+    for (size_t k = 0; k + 1 < n; ++k) {
+      const uint32_t p = at(k);
+      const uint32_t next = at(k + 1);
+      if (in_module_[p] != in_module_[next] &&
+          SymbolTable::FixedUpEnd(starts_[p], true, &starts_[next]) > starts_[next]) {
+        return false;
+      }
+    }
+    // In the order read, as the whole file's builder adds them (equal starts stay in that order).
+    std::sort(held_.begin(), held_.end(), [](const Held& a, const Held& b) { return a.line < b.line; });
+    for (const Held& held : held_) {
+      const size_t k = in_order ? held.line : rank[held.line];
+      const uint64_t start = starts_[held.line];
+      uint64_t end;
+      if (k + 1 < n) {
+        const uint32_t next = at(k + 1);
+        end = SymbolTable::FixedUpEnd(start, in_module_[held.line] != in_module_[next], &starts_[next]);
+      } else {
+        end = SymbolTable::FixedUpEnd(start, false, nullptr);
+      }
+      builder_.Add(start, end - start, held.binding, std::string_view(names_.data() + held.name, held.name_size),
+                   /*spelled=*/true, held.module);
+    }
+    builder_.FinishPass(/*kallsyms=*/true, /*ends_given=*/true);
+    out_->filtered = true;
+    return true;
+  }
+
   Kallsyms* out_;
+  const KallsymsWanted* wanted_;
   SymbolTable::Builder builder_;
   std::map<std::string, std::pair<uint64_t, uint64_t>> modules_;
   std::pair<const std::string, std::pair<uint64_t, uint64_t>>* module_ = nullptr;  // the last line's
   uint64_t lines_ = 0;
   bool any_address_ = false;
+  // A filtered read (wanted_ set).
+  bool filtering_ = false;     // the wanted addresses are known in the file's addresses
+  std::vector<uint64_t> want_;  // those, sorted
+  std::vector<uint64_t> starts_;    // every symbol's start, in the order read
+  std::vector<bool> in_module_;     // beside starts_
+  std::vector<Held> held_;          // kept
+  std::string names_;               // their names
+  std::vector<Held> pending_;       // the kernel symbols at pending_start_, not yet decided
+  std::string pending_names_;
+  uint64_t pending_start_ = 0;
 };
 
 }  // namespace
@@ -138,9 +273,9 @@ std::string_view Kallsyms::ModuleAt(uint64_t address) const {
   return address < it->end ? std::string_view(it->name) : std::string_view();
 }
 
-bool ParseKallsyms(std::string_view text, Kallsyms* out, std::string* error) {
+bool ParseKallsyms(std::string_view text, Kallsyms* out, std::string* error, const KallsymsWanted* wanted) {
   *out = Kallsyms();
-  Parser parser(out);
+  Parser parser(out, wanted);
   while (!text.empty()) {
     const size_t newline = text.find('\n');
     const std::string_view line = text.substr(0, newline);
@@ -151,7 +286,7 @@ bool ParseKallsyms(std::string_view text, Kallsyms* out, std::string* error) {
   return parser.Finish(error);
 }
 
-bool ReadKallsyms(const std::string& path, Kallsyms* out, std::string* error) {
+bool ReadKallsyms(const std::string& path, Kallsyms* out, std::string* error, const KallsymsWanted* wanted) {
   *out = Kallsyms();
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) {
@@ -165,7 +300,7 @@ bool ReadKallsyms(const std::string& path, Kallsyms* out, std::string* error) {
     *error = path + ": not a regular file";
     return false;
   }
-  Parser parser(out);
+  Parser parser(out, wanted);
   // Streamed through a fixed buffer (a kallsyms file is 10+ MB): each read appends to what is
   // left of the last line, whole lines are parsed in place.
   constexpr size_t kBuffer = 256 * 1024;

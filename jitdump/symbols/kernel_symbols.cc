@@ -2,6 +2,8 @@
 
 #include <sys/utsname.h>
 
+#include <algorithm>
+
 namespace jitdump::symbols {
 
 void KernelSymbols::Configure(const Kernel& kernel, const Options& options) {
@@ -46,7 +48,7 @@ void KernelSymbols::Load(FileLocator& locator) {
   std::string error;
   std::string problem;
   if (SameKernel(&why)) {
-    if (ReadKallsyms(kallsyms_path_, &kallsyms_, &error)) {
+    if (Read(kallsyms_path_, &error)) {
       report_.found_at = report_.symbols_from = kallsyms_path_;
       report_.found_how = report_.symbols_how = SourceName(Source::kKallsyms);
       if (build_id_.empty() && os_release_.empty()) problem = "the recording names no kernel: this machine's taken";
@@ -59,7 +61,7 @@ void KernelSymbols::Load(FileLocator& locator) {
   if (!available() && !build_id_.empty()) {
     const std::string cached = locator.KallsymsCachePath(build_id_);
     std::string cache_error;
-    if (!cached.empty() && ReadKallsyms(cached, &kallsyms_, &cache_error)) {
+    if (!cached.empty() && Read(cached, &cache_error)) {
       report_.found_at = report_.symbols_from = cached;
       report_.found_how = report_.symbols_how = SourceName(Source::kKallsymsCache);
       problem.clear();
@@ -75,8 +77,24 @@ void KernelSymbols::Load(FileLocator& locator) {
   report_.problem = problem;
 }
 
+void KernelSymbols::Want(std::vector<uint64_t> addresses) {
+  std::sort(addresses.begin(), addresses.end());
+  addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
+  wanted_ = std::move(addresses);
+}
+
+bool KernelSymbols::Read(const std::string& path, std::string* error) {
+  const KallsymsWanted wanted{wanted_, text_address_};
+  if (!ReadKallsyms(path, &kallsyms_, error, wanted_.empty() ? nullptr : &wanted)) return false;
+  if (kallsyms_.needs_full_read) return ReadKallsyms(path, &kallsyms_, error);
+  return true;
+}
+
 const SymbolTable::Symbol* KernelSymbols::Find(uint64_t address, FileLocator& locator, std::string_view* module) {
   asked_ = true;
+  if (loaded_ && kallsyms_.filtered && !std::binary_search(wanted_.begin(), wanted_.end(), address)) {
+    Release();  // an address the filtered table was not made for: the whole file
+  }
   if (!loaded_) Load(locator);
   *module = {};
   if (!available()) return nullptr;

@@ -22,16 +22,21 @@ class KernelSymbols {
   // Whether this machine runs the recording's kernel (as far as the recording tells).
   bool SameKernel(std::string* why);
 
+  // The recorded addresses the next lookups will ask for (sorted): the next load keeps only the
+  // symbols that name them (KallsymsWanted). A lookup of any other address loads them all.
+  void Want(std::vector<uint64_t> addresses);
+
   // The symbol at `address` (a recorded kernel address), loading the symbols on first use.
   const SymbolTable::Symbol* Find(uint64_t address, FileLocator& locator, std::string_view* module);
   std::string_view Name(const SymbolTable::Symbol& symbol) const { return kallsyms_.table.Name(symbol); }
   // The symbol's start in recorded addresses.
   uint64_t Start(const SymbolTable::Symbol& symbol) const { return symbol.start - delta_; }
-  bool available() const { return loaded_ && kallsyms_.table.size() > 0; }
-  // Frees the symbols (read again on the next Find); the report stays.
+  bool available() const { return loaded_ && kallsyms_.symbols > 0; }
+  // Frees the symbols (read again, whole, on the next Find); the report stays.
   void Release() {
     kallsyms_ = Kallsyms();
     loaded_ = false;
+    decltype(wanted_)().swap(wanted_);
   }
 
   FileReport& report() { return report_; }
@@ -39,6 +44,8 @@ class KernelSymbols {
 
  private:
   void Load(FileLocator& locator);
+  // One kallsyms file, filtered by wanted_ when set (read again whole when that cannot be exact).
+  bool Read(const std::string& path, std::string* error);
 
   std::vector<uint8_t> build_id_;
   uint64_t text_address_ = 0;
@@ -50,6 +57,7 @@ class KernelSymbols {
   bool loaded_ = false;
   bool asked_ = false;
   Kallsyms kallsyms_;
+  std::vector<uint64_t> wanted_;  // Want's; empty: the whole file
   uint64_t delta_ = 0;  // kallsyms address - recorded address
   FileReport report_;
 };

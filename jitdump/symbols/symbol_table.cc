@@ -55,6 +55,11 @@ bool KeepFirst(const SymbolTable::Symbol& a, const SymbolTable::Symbol& b, NameO
 
 }  // namespace
 
+uint64_t SymbolTable::FixedUpEnd(uint64_t start, bool other_kind_next, const uint64_t* next_start) {
+  if (next_start == nullptr) return RoundUpToPage(start) + kPage;
+  return other_kind_next ? RoundUpToPage(start + kPage) : *next_start;
+}
+
 const SymbolTable::Symbol* SymbolTable::Find(uint64_t address) const {
   if (!sorted_) return TreeFind(symbols_, root_, address);
   if (!pieces_.empty() && address >= pieces_.front().start) {
@@ -154,22 +159,18 @@ void SymbolTable::Builder::Sort() {
   sorted_ = symbols_.size();
 }
 
-void SymbolTable::Builder::FinishPass(bool kallsyms) {
+void SymbolTable::Builder::FinishPass(bool kallsyms, bool ends_given) {
   Sort();
   if (order_.empty()) return;
   // symbols__fixup_end, in tree order.
-  for (size_t i = 0; i + 1 < order_.size(); ++i) {
+  for (size_t i = 0; !ends_given && i + 1 < order_.size(); ++i) {
     Symbol& p = symbols_[order_[i]];
     if (p.end != p.start) continue;
     const Symbol& next = symbols_[order_[i + 1]];
-    if (kallsyms && p.module != next.module) {
-      p.end = RoundUpToPage(p.end + kPage);
-    } else {
-      p.end = next.start;
-    }
+    p.end = FixedUpEnd(p.start, kallsyms && p.module != next.module, &next.start);
   }
   Symbol& last = symbols_[order_.back()];
-  if (last.end == last.start) last.end = RoundUpToPage(last.start) + kPage;
+  if (!ends_given && last.end == last.start) last.end = FixedUpEnd(last.start, false, nullptr);
   // symbols__fixup_duplicate: of neighbours with the same start, the worse one goes.
   const uint32_t added = static_cast<uint32_t>(symbols_.size());
   auto remove = [&](uint32_t symbol) {

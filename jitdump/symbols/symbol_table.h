@@ -62,6 +62,12 @@ class SymbolTable {
   static constexpr uint32_t kOutside = kNone - 1;
 
  public:
+  // perf's symbols__fixup_end for a symbol without a size that starts at `start`: it ends where
+  // the next one in start order starts (`next_start`), a page past its start rounded up when the
+  // next one is of the other kind (kallsyms: a module's against the kernel's), or a page past the
+  // page it starts in when none follows (`next_start` null).
+  static uint64_t FixedUpEnd(uint64_t start, bool other_kind_next, const uint64_t* next_start);
+
   // The symbol covering `address`, or nullptr.
   const Symbol* Find(uint64_t address) const;
   std::string_view Name(const Symbol& symbol) const;
@@ -88,8 +94,10 @@ class SymbolTable {
     void Add(uint64_t start, uint64_t size, Binding binding, std::string_view name, bool spelled = false,
              bool module = false);
     // perf's symbols__fixup_end then symbols__fixup_duplicate. `kallsyms`: the page rounding
-    // between kernel and module symbols.
-    void FinishPass(bool kallsyms = false);
+    // between kernel and module symbols. `ends_given`: every symbol's end is already what the
+    // fix-up gives over a larger set of symbols than the table holds (a filtered kallsyms read),
+    // so only the duplicates are removed.
+    void FinishPass(bool kallsyms = false, bool ends_given = false);
     // The table; symbols added after the last pass (perf's PLT symbols) are not fixed up.
     SymbolTable Build();
     size_t size() const { return live_; }

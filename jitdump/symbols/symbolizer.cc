@@ -220,6 +220,8 @@ Lookup Symbolizer::FindKernel(uint64_t address) {
   return Lookup{Outcome::kSymbol, s.frames, module.empty() ? std::string_view() : s.strings.Intern(module)};
 }
 
+void Symbolizer::WantKernel(std::vector<uint64_t> addresses) { state_->kernel.Want(std::move(addresses)); }
+
 void Symbolizer::Release() {
   State& s = *state_;
   for (const std::unique_ptr<FileSymbols>& file : s.files) {

@@ -145,6 +145,10 @@ class Symbolizer {
 
   // Kernel code (an address perf attributes to [kernel.kallsyms] or a module).
   Lookup FindKernel(uint64_t address);
+  // The kernel addresses the next FindKernel calls will ask for, all of them: the kernel's
+  // symbols are then read only for those (KallsymsWanted), until the next Release. Any other
+  // address still gets its name, from the whole file read again.
+  void WantKernel(std::vector<uint64_t> addresses);
 
   // Every file looked up so far (and the kernel), in the order first asked for.
   std::vector<FileReport> Files() const;

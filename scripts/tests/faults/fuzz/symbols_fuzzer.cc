@@ -1,11 +1,13 @@
 // libFuzzer target: jitdump/symbols on hostile input. The input is read as an ELF file (its
 // build id, debuglink, damage check, .symtab/.dynsym/PLT symbols with perf's rules, the
 // MiniDebugInfo inside it, its DWARF inline chains), through the whole Symbolizer (the file
-// looked up by path as a mapping's file), and as kallsyms text and kernel notes. Besides no
+// looked up by path as a mapping's file), and as kallsyms text (whole, and filtered by some
+// addresses: the same names for them) and kernel notes. Besides no
 // crash / leak / UB / unbounded memory, it checks the table's promises: a symbol found covers
 // the address, and a lookup's frames are never empty.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +40,31 @@ void CheckTable(const SymbolTable& table) {
       if (found != nullptr && (a < found->start || (a >= found->end && !(a == found->start && found->end == found->start)))) {
         Fail("a symbol found does not cover the address", a);
       }
+    }
+  }
+}
+
+// A read filtered by some addresses (around the whole table's first symbols' starts and ends)
+// names each of them as the whole table does.
+void CheckFilteredKallsyms(std::string_view text, const Kallsyms& whole) {
+  std::vector<uint64_t> wanted;
+  for (size_t i = 0; i < whole.table.symbols().size() && i < 32; i += 3) {
+    const SymbolTable::Symbol& s = whole.table.symbols()[i];
+    for (uint64_t a : {s.start - 1, s.start, s.end - 1, s.end}) wanted.push_back(a);
+  }
+  std::sort(wanted.begin(), wanted.end());
+  Kallsyms filtered;
+  std::string error;
+  const KallsymsWanted want{wanted, 0};
+  if (!ParseKallsyms(text, &filtered, &error, &want)) Fail("a filtered kallsyms read failed where the whole one did not", 0);
+  if (filtered.needs_full_read) return;
+  for (uint64_t a : wanted) {
+    const SymbolTable::Symbol* x = whole.table.Find(a);
+    const SymbolTable::Symbol* y = filtered.table.Find(a);
+    if ((x == nullptr) != (y == nullptr) ||
+        (x != nullptr && (x->start != y->start || x->end != y->end || whole.table.Name(*x) != filtered.table.Name(*y))) ||
+        whole.ModuleAt(a) != filtered.ModuleAt(a)) {
+      Fail("a filtered kallsyms read names an address otherwise", a);
     }
   }
 }
@@ -118,8 +145,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Symbolize(data, size);
   Kallsyms kallsyms;
   std::string error;
-  if (ParseKallsyms(std::string_view(reinterpret_cast<const char*>(data), size), &kallsyms, &error)) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  if (ParseKallsyms(text, &kallsyms, &error)) {
     CheckTable(kallsyms.table);
+    CheckFilteredKallsyms(text, kallsyms);
   }
   (void)ParseNotesBuildId(std::span<const uint8_t>(data, size));
   return 0;
