@@ -155,10 +155,16 @@ class Parser {
     std::sort(want_.begin(), want_.end());  // a delta that wraps reorders them
   }
 
-  // Whether an address asked for lies in [from, to) (to == 0: no end).
-  bool WantedIn(uint64_t from, uint64_t to) const {
-    const auto it = std::lower_bound(want_.begin(), want_.end(), from);
-    return it != want_.end() && (to == 0 || *it < to);
+  // Whether an address asked for lies in [from, to) (to == 0: no end). `from` mostly grows
+  // from one call to the next (the file is sorted but for modules): the search starts from the
+  // last one's answer and usually ends there.
+  bool WantedIn(uint64_t from, uint64_t to) {
+    if (next_want_ > 0 && want_[next_want_ - 1] >= from) {
+      next_want_ = static_cast<size_t>(std::lower_bound(want_.begin(), want_.begin() + next_want_, from) - want_.begin());
+    } else if (next_want_ < want_.size() && want_[next_want_] < from) {
+      next_want_ = static_cast<size_t>(std::lower_bound(want_.begin() + next_want_, want_.end(), from) - want_.begin());
+    }
+    return next_want_ < want_.size() && (to == 0 || want_[next_want_] < to);
   }
 
   void Offer(uint64_t address, Binding binding, std::string_view name, bool module) {
@@ -254,8 +260,9 @@ class Parser {
   // A filtered read (wanted_ set).
   bool filtering_ = false;     // the wanted addresses are known in the file's addresses
   std::vector<uint64_t> want_;  // those, sorted
+  size_t next_want_ = 0;        // the first of them at or above the last WantedIn's `from`
   std::vector<uint64_t> starts_;    // every symbol's start, in the order read
-  std::vector<bool> in_module_;     // beside starts_
+  std::vector<uint8_t> in_module_;  // beside starts_
   std::vector<Held> held_;          // kept
   std::string names_;               // their names
   std::vector<Held> pending_;       // the kernel symbols at pending_start_, not yet decided
