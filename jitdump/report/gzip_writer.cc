@@ -1,41 +1,66 @@
 #include "jitdump/report/gzip_writer.h"
 
-#include <libdeflate.h>
+#include <isa-l/igzip_lib.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <new>
 
 namespace jitdump::report {
 namespace {
 
-// Beyond the estimate, for the gzip header and trailer and a small input's poor ratio.
-constexpr size_t kMargin = 64 * 1024;
+constexpr size_t kChunk = 256 * 1024;          // compressed bytes written at a time
+constexpr size_t kMaxPiece = size_t{1} << 30;  // igzip counts its input in 32 bits
+
+// The working memory igzip's `level` wants (its default sizes), 0 for level 0.
+uint32_t LevelBufferSize(int level) {
+  switch (level) {
+    case 1:
+      return ISAL_DEF_LVL1_DEFAULT;
+    case 2:
+      return ISAL_DEF_LVL2_DEFAULT;
+    case 3:
+      return ISAL_DEF_LVL3_DEFAULT;
+    default:
+      return 0;
+  }
+}
 
 }  // namespace
 
 bool WriteGzip(std::string_view bytes, int level, std::ostream& out) {
-  struct FreeCompressor {
-    void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
+  if (level < 0 || level > ISAL_DEF_MAX_LEVEL) return false;
+  const uint32_t level_size = LevelBufferSize(level);
+  const std::unique_ptr<uint8_t[]> level_buffer(level_size > 0 ? new (std::nothrow) uint8_t[level_size] : nullptr);
+  const std::unique_ptr<uint8_t[]> chunk(new (std::nothrow) uint8_t[kChunk]);
+  if ((level_size > 0 && !level_buffer) || !chunk) return false;
+  isal_zstream stream;
+  isal_deflate_init(&stream);
+  stream.gzip_flag = IGZIP_GZIP;
+  stream.level = static_cast<uint32_t>(level);
+  stream.level_buf = level_buffer.get();
+  stream.level_buf_size = level_size;
+  stream.flush = NO_FLUSH;
+  // The input in pieces igzip can count; the stream ends with the last one.
+  size_t fed = 0;
+  auto feed = [&] {
+    const size_t piece = std::min(bytes.size() - fed, kMaxPiece);
+    stream.next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(bytes.data() + fed));
+    stream.avail_in = static_cast<uint32_t>(piece);
+    fed += piece;
+    stream.end_of_stream = fed == bytes.size() ? 1 : 0;
   };
-  const std::unique_ptr<libdeflate_compressor, FreeCompressor> compressor(libdeflate_alloc_compressor(level));
-  if (!compressor) return false;
-  // First into room for a quarter of the input plus a margin (a profile's encoded bytes deflate
-  // to about a fifth): a block that size fits in memory the report freed earlier, where the
-  // worst case's bound (more than the input) comes from fresh pages at the heap's top, which the
-  // kernel must zero. libdeflate says 0 when the output does not fit: then the bound.
-  const size_t bound = libdeflate_gzip_compress_bound(compressor.get(), bytes.size());
-  size_t room = std::min(bound, bytes.size() / 4 + kMargin);
-  std::unique_ptr<char[]> buffer;
-  size_t size = 0;
-  while (size == 0) {
-    buffer.reset(new (std::nothrow) char[room]);
-    if (!buffer) return false;
-    size = libdeflate_gzip_compress(compressor.get(), bytes.data(), bytes.size(), buffer.get(), room);
-    if (size == 0 && room == bound) return false;
-    room = bound;
+  feed();
+  while (stream.internal_state.state != ZSTATE_END) {
+    if (stream.avail_in == 0 && !stream.end_of_stream) feed();
+    stream.next_out = chunk.get();
+    stream.avail_out = static_cast<uint32_t>(kChunk);
+    if (isal_deflate(&stream) != COMP_OK) return false;
+    const size_t made = kChunk - stream.avail_out;
+    if (made > 0 && !out.write(reinterpret_cast<const char*>(chunk.get()), static_cast<std::streamsize>(made))) return false;
   }
-  return static_cast<bool>(out.write(buffer.get(), static_cast<std::streamsize>(size)));
+  return static_cast<bool>(out);
 }
 
 }  // namespace jitdump::report
