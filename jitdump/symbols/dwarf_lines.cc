@@ -347,6 +347,16 @@ void DwarfLines::LibdwScopes(Dwarf_Die* cu, uint64_t vaddr, std::vector<Dwarf_Di
   std::free(scopes);
 }
 
+bool DwarfLines::MayHaveRangesByAbbrev(Dwarf_Die* die) {
+  // dwarf_tag has read the abbreviation into the DIE (the callers ask it first); without one
+  // (damaged DWARF: libdw's end marker), the search itself says.
+  const void* abbrev = die->abbrev;
+  if (abbrev == nullptr || abbrev == reinterpret_cast<const void*>(-1l)) return MayHaveRanges(die);
+  const auto [it, inserted] = ranges_by_abbrev_.try_emplace(abbrev, false);
+  if (inserted) it->second = MayHaveRanges(die);
+  return it->second;
+}
+
 bool DwarfLines::CoveringPath(Dwarf_Die* cu, uint64_t vaddr, std::vector<Dwarf_Die>* path) {
   path->clear();
   const auto [it, inserted] = unit_scopes_.try_emplace(dwarf_dieoffset(cu));
@@ -364,7 +374,7 @@ bool DwarfLines::CoveringPath(Dwarf_Die* cu, uint64_t vaddr, std::vector<Dwarf_D
         top.offset = dwarf_dieoffset(&child);
         top.first_range = static_cast<uint32_t>(unit.ranges.size());
         Dwarf_Addr base = 0, start = 0, end = 0;
-        const bool may_have_ranges = MayHaveRanges(&child);
+        const bool may_have_ranges = MayHaveRangesByAbbrev(&child);
         for (ptrdiff_t r = 0; may_have_ranges && unit.ranges.size() < kMaxUnitRanges &&
                               (r = dwarf_ranges(&child, r, &base, &start, &end)) > 0;) {
           unit.ranges.emplace_back(start, end);
@@ -403,7 +413,7 @@ bool DwarfLines::CoveringPath(Dwarf_Die* cu, uint64_t vaddr, std::vector<Dwarf_D
     bool covered = false;
     do {
       if (dwarf_tag(&child) == DW_TAG_imported_unit) return false;
-      if (MayHaveRanges(&child) && dwarf_haspc(&child, vaddr) > 0) {
+      if (MayHaveRangesByAbbrev(&child) && dwarf_haspc(&child, vaddr) > 0) {
         covered = true;
         break;
       }

@@ -112,6 +112,10 @@ class DwarfLines {
   size_t max_scope_children_ = size_t{1} << 20;
   std::vector<Dwarf_Die> path_;
   bool scope_index_ = true;
+  // MayHaveRanges by the DIE's abbreviation, which alone decides it (libdw's abbreviations live
+  // as long as the Dwarf): the four attribute searches once per abbreviation, not per DIE.
+  bool MayHaveRangesByAbbrev(Dwarf_Die* die);
+  std::unordered_map<const void*, bool> ranges_by_abbrev_;
 };
 
 }  // namespace jitdump::symbols
