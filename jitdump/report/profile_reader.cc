@@ -396,7 +396,7 @@ enum RawFlag : uint8_t {
 
 }  // namespace
 
-void ProfileReader::CountCached(uint8_t flags, uint32_t jvm) {
+inline void ProfileReader::CountCached(uint8_t flags, uint32_t jvm) {
   ++stats_.frames;
   if ((flags & kRawJitArea) && jvm != UINT32_MAX) {
     stats_.jit_frames += (flags & kRawCounted) != 0;

@@ -174,7 +174,7 @@ class ProfileReader final : public ScriptSink {
   Resolved Resolve(const StackSample& sample, const StackFrame& frame, bool first, bool after_kernel, Jvm* jvm);
   void Count(const Resolved& resolved);
   // A frame AddRaw resolved before, with the flags it kept (RawFlag), for JVM `jvm`.
-  void CountCached(uint8_t flags, uint32_t jvm);
+  [[gnu::always_inline]] inline void CountCached(uint8_t flags, uint32_t jvm);
   void Finish(const StackSample& sample, uint32_t process);
   uint32_t JitLocation(Jvm& jvm, size_t record, uint64_t addr);
   uint32_t InterpretedLocation(Jvm& jvm, const StackFrame& frame);
