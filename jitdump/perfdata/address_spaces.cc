@@ -220,6 +220,7 @@ void AddressSpaces::OnTask(const Task& t) {
     std::string comm = parent_comm->second;
     comms_[t.tid] = std::move(comm);
   } else {
+    if (CommMemo& memo = comm_memo_[t.tid % comm_memo_.size()]; memo.tid == t.tid) memo = CommMemo{};
     comms_.erase(t.tid);
   }
   if (t.pid == t.ppid) return;  // a new thread shares its process's mappings
@@ -251,8 +252,13 @@ const Mapping* AddressSpaces::Find(uint32_t pid, uint16_t cpumode, uint64_t addr
 }
 
 std::string_view AddressSpaces::ThreadComm(uint32_t tid) {
+  CommMemo& memo = comm_memo_[tid % comm_memo_.size()];
+  if (memo.comm != nullptr && memo.tid == tid) return *memo.comm;
   const auto it = comms_.find(tid);
-  if (it != comms_.end()) return it->second;
+  if (it != comms_.end()) {
+    memo = CommMemo{tid, &it->second};
+    return it->second;
+  }
   // perf names the idle thread (tid 0) "swapper" (machine__idle_thread), and any other thread it
   // has no COMM for ":TID" with the tid as a pid_t: a sample without a thread (tid -1) is ":-1".
   if (tid == 0) return "swapper";

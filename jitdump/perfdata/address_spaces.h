@@ -11,6 +11,7 @@
 // process's sorted mappings behind a one-entry cache.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -126,6 +127,14 @@ class AddressSpaces {
   std::unordered_map<std::string, std::unique_ptr<Dso>> dsos_;  // by key (path + inode or build id)
   std::unordered_map<std::string, std::vector<uint8_t>> header_build_ids_;  // by path
   std::unordered_map<uint32_t, std::string> comms_;  // by tid
+  // ThreadComm's answers from comms_, by tid modulo the size: every sample asks for its thread's
+  // name, and the map's node is a cache miss each time. A node's address stays until it is
+  // erased (its slot is cleared then); its string is read through it, so a new COMM shows.
+  struct CommMemo {
+    uint32_t tid = 0;
+    const std::string* comm = nullptr;
+  };
+  std::array<CommMemo, 256> comm_memo_{};
   std::string default_comm_;
   uint64_t generations_ = 0;
 };
