@@ -13,10 +13,36 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace jitdump::perfdata {
+
+// An allocator whose resize leaves new bytes as they are: the records' bytes are copied over them
+// at once, where std::allocator's value-initialization would write zeros there first (a second
+// pass over every record's bytes).
+template <typename T>
+struct UninitializedAllocator : std::allocator<T> {
+  using value_type = T;
+  template <typename U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <typename U>
+  explicit UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
 
 struct QueuedRecord {
   uint64_t time = 0;
@@ -168,8 +194,8 @@ class RoundSorter {
   std::vector<Entry> merged_;
   std::vector<size_t> runs_;
   std::vector<size_t> next_runs_;
-  std::vector<uint8_t> arena_;
-  std::vector<uint8_t> spare_;
+  std::vector<uint8_t, UninitializedAllocator<uint8_t>> arena_;
+  std::vector<uint8_t, UninitializedAllocator<uint8_t>> spare_;
   uint64_t seq_ = 0;
   uint64_t round_max_ = 0;  // the newest time queued so far (perf's max_timestamp)
   uint64_t previous_round_max_ = 0;
