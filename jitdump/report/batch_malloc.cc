@@ -44,12 +44,13 @@ bool MimallocServesMalloc() {
   return ours;
 }
 
-// mimalloc's segments mapped from here on are advised for huge pages (where THP is "madvise",
-// it tries MAP_HUGETLB, then advises an ordinary mapping), and what it frees stays committed
-// for reuse instead of going back to the kernel (which would hand back freshly zeroed pages).
+// What mimalloc frees stays committed for reuse instead of going back to the kernel (which
+// would hand back freshly zeroed pages). Its pages stay 4 KiB: advised for huge pages
+// (mi_option_large_os_pages), its segments were faulted in 2 MiB at a time, partly unused, and
+// in runs that follow other programs' (the bench's perf script) the system time went from 0.09
+// to 0.15 s (docs/measurements.md).
 bool TuneMimalloc() {
   if (!MimallocServesMalloc()) return false;
-  mi_option_set(mi_option_large_os_pages, 1);
 #if MI_MALLOC_VERSION >= 210
   mi_option_set(mi_option_purge_delay, -1);  // 2.1 renamed decommitting to purging
 #else
