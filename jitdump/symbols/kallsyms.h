@@ -40,7 +40,7 @@ struct Kallsyms {
 
 // The addresses a report will name (all of them, before the first): a read then keeps only the
 // symbols that can name one of them, not the file's 100,000+ symbols and their names (about
-// 10 MB of tables, as much of fresh memory as the rest of naming a recording's native frames).
+// 10 MB of tables and names for this machine's kernel, most of it fresh memory).
 // What it keeps names those addresses exactly as the whole table does: the symbol starting at or
 // before each one and, for its end, where the next symbol of the whole file starts (every
 // symbol's start is kept, 9 bytes each). A symbol is left out when the next symbol read starts
