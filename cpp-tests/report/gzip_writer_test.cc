@@ -1,10 +1,8 @@
 // WriteGzip streams one gzip member through a small buffer: what it writes inflates back to the
-// input (read by protobuf's GzipInputStream, zlib underneath) at every level, whatever the input
-// compresses to.
+// input (read by protobuf's GzipInputStream, zlib underneath: gunzip.h) at every level, whatever
+// the input compresses to.
 #include "jitdump/report/gzip_writer.h"
 
-#include <google/protobuf/io/gzip_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,18 +10,12 @@
 #include <sstream>
 #include <string>
 
+#include "cpp-tests/report/gunzip.h"
+
 namespace jitdump::report {
 namespace {
 
-std::string Gunzip(const std::string& written) {
-  google::protobuf::io::ArrayInputStream raw(written.data(), static_cast<int>(written.size()));
-  google::protobuf::io::GzipInputStream gzip(&raw, google::protobuf::io::GzipInputStream::GZIP);
-  std::string bytes;
-  const void* data = nullptr;
-  int size = 0;
-  while (gzip.Next(&data, &size)) bytes.append(static_cast<const char*>(data), static_cast<size_t>(size));
-  return bytes;
-}
+using testing::Gunzip;
 
 std::string Written(const std::string& input, int level = kGzipLevel) {
   std::ostringstream out;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cpp-tests/report/gunzip.h"
 #include "cpp-tests/report/test_profiles.h"
 #include "jitdump/report/sample_order.h"
 #include "profile.pb.h"
@@ -19,6 +20,7 @@ namespace jitdump::report {
 namespace {
 
 namespace pb = perftools::profiles;
+using testing::Gunzip;
 
 pb::Profile Decode(const std::string& bytes) {
   google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
@@ -261,17 +263,6 @@ TEST(PprofWriterTest, LargeProfileReadsBackWhole) {
   const Function& last = model.functions.back();
   EXPECT_EQ(Str(p, p.function(p.function_size() - 1).name()), last.name);
   EXPECT_EQ(Str(p, p.function(p.function_size() - 1).filename()), last.file);
-}
-
-// The decompressed bytes of `written` (a gzip stream).
-std::string Gunzip(const std::string& written) {
-  google::protobuf::io::ArrayInputStream raw(written.data(), static_cast<int>(written.size()));
-  google::protobuf::io::GzipInputStream gzip(&raw, google::protobuf::io::GzipInputStream::GZIP);
-  std::string bytes;
-  const void* data = nullptr;
-  int size = 0;
-  while (gzip.Next(&data, &size)) bytes.append(static_cast<const char*>(data), static_cast<size_t>(size));
-  return bytes;
 }
 
 // The writer encodes profile.proto itself; its bytes are what protobuf's serializer makes of the
