@@ -128,18 +128,15 @@ void SymbolizedNames::NameDeferred(const std::function<void(uint32_t, std::span<
   };
   std::vector<Order> order;
   order.reserve(frames.size());
+  std::vector<uint64_t> kernel_addresses;  // all known now: kallsyms is read for those only
   for (uint32_t i = 0; i < frames.size(); ++i) {
     const Deferred& f = frames[i];
     const bool kernel = IsKernel(*f.dso);
     order.push_back(Order{uint64_t{file_of[f.dso]} << 32 | (kernel ? 0 : f.pid), kernel ? f.addr : f.addr - f.start + f.pgoff, i});
+    if (kernel) kernel_addresses.push_back(f.addr);
   }
   std::sort(order.begin(), order.end());
-  // Every kernel address is known now: kallsyms is read for those only.
-  std::vector<uint64_t> kernel;
-  for (const Deferred& f : frames) {
-    if (IsKernel(*f.dso)) kernel.push_back(f.addr);
-  }
-  symbolizer_.WantKernel(std::move(kernel));
+  symbolizer_.WantKernel(std::move(kernel_addresses));
   std::vector<NativeName> names;
   for (size_t i = 0; i < order.size(); ++i) {
     if (i > 0 && order[i].file_and_pid >> 32 != order[i - 1].file_and_pid >> 32) symbolizer_.Release();

@@ -22,7 +22,7 @@ class KernelSymbols {
   // Whether this machine runs the recording's kernel (as far as the recording tells).
   bool SameKernel(std::string* why);
 
-  // The recorded addresses the next lookups will ask for (sorted): the next load keeps only the
+  // The recorded addresses the next lookups will ask for (any order): the next load keeps only the
   // symbols that name them (KallsymsWanted). A lookup of any other address loads them all.
   void Want(std::vector<uint64_t> addresses);
 

@@ -2,9 +2,9 @@
 // build id, debuglink, damage check, .symtab/.dynsym/PLT symbols with perf's rules, the
 // MiniDebugInfo inside it, its DWARF inline chains), through the whole Symbolizer (the file
 // looked up by path as a mapping's file), and as kallsyms text (whole, and filtered by some
-// addresses: the same names for them) and kernel notes. Besides no
-// crash / leak / UB / unbounded memory, it checks the table's promises: a symbol found covers
-// the address, and a lookup's frames are never empty.
+// addresses: the same names for them) and kernel notes. Besides no crash / leak / UB /
+// unbounded memory, it checks the table's promises: a symbol found covers the address, and a
+// lookup's frames are never empty.
 #include <unistd.h>
 
 #include <algorithm>
