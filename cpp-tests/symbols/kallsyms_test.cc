@@ -212,7 +212,9 @@ TEST(KallsymsFilterTest, ThisMachinesKallsyms) {
   text << in.rdbuf();
   Kallsyms whole;
   std::string error;
-  if (!ParseKallsyms(text.str(), &whole, &error)) GTEST_SKIP() << "/proc/kallsyms: " << error;  // not root: hidden
+  // The fast tier runs without root (docs/testing.md), where the kernel hides the addresses: the
+  // random files above check the same rules there; scripts/test (root) runs this one.
+  if (!ParseKallsyms(text.str(), &whole, &error)) GTEST_SKIP() << "/proc/kallsyms: " << error;
   // Every symbol's start, the byte before it and one inside, and random addresses.
   std::vector<uint64_t> wanted;
   std::mt19937_64 random(11);
