@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <random>
+
 #include "cpp-tests/temp_dir_test.h"
 #include "jitdump/report/dump_locator.h"
 
@@ -107,6 +110,61 @@ TEST(ProcessMap, ThousandsOfExecsOfOnePid) {
     EXPECT_EQ(map.MarkerFor(100, 100 * i + 20), static_cast<int64_t>(i));  // before its marker: late attach
   }
   EXPECT_EQ(map.MarkerFor(100, std::nullopt), static_cast<int64_t>(kImages - 1));
+}
+
+// MarkerSpanFor's stretch: MarkerFor gives its marker at every time in [from, until), and
+// another one just outside it (or the stretch ends at a marker, exit or exec whose time is
+// its bound). Random histories of two pids: markers (repeated and late ones), exits, execs and
+// a dump found without a marker.
+TEST(ProcessMap, MarkerSpansHoldTheirAnswer) {
+  std::mt19937_64 random(7);
+  for (int round = 0; round < 300; ++round) {
+    ProcessMap map;
+    std::vector<uint64_t> events;  // every time an event had, for the check below
+    uint64_t time = 0;
+    const int n = 1 + static_cast<int>(random() % 12);
+    for (int e = 0; e < n; ++e) {
+      time += random() % 40;
+      const int64_t pid = 100 + static_cast<int64_t>(random() % 2);
+      switch (random() % 5) {
+        case 0:
+        case 1:
+          map.OnEvent(Mmap(pid, time, "/d" + std::to_string(random() % 2) + "/jit-" + std::to_string(pid) + ".dump"));
+          break;
+        case 2:
+          map.OnEvent(Task(ScriptEventKind::kExit, pid, time));
+          break;
+        case 3:
+          map.OnEvent(Task(ScriptEventKind::kComm, pid, time, true, "java"));
+          break;
+        default:
+          if (random() % 4 == 0) map.AddMarker(static_cast<uint32_t>(pid), static_cast<uint32_t>(pid), "/found/jit.dump");
+          break;
+      }
+      events.push_back(time);
+    }
+    for (uint32_t pid : {100u, 101u, 102u}) {
+      for (uint64_t t = 0; t <= time + 50; ++t) {
+        const ProcessMap::MarkerSpan span = map.MarkerSpanFor(pid, t);
+        ASSERT_EQ(span.marker, map.MarkerFor(pid, t)) << "round " << round << " pid " << pid << " time " << t;
+        ASSERT_LE(span.from, t);
+        ASSERT_GT(span.until, t);
+        // The whole stretch, within the times the events span (beyond them nothing changes).
+        const uint64_t last = std::min(span.until, time + 60);
+        for (uint64_t u = span.from; u < last; ++u) {
+          ASSERT_EQ(map.MarkerFor(pid, u), span.marker) << "round " << round << " pid " << pid << " time " << u;
+        }
+        // Its bounds are times of events (0 and the end aside): a stretch is never cut short
+        // without a reason, which would only cost lookups, but says the bounds are the right ones.
+        if (span.from != 0) {
+          ASSERT_NE(std::find(events.begin(), events.end(), span.from), events.end());
+        }
+        if (span.until != UINT64_MAX) {
+          ASSERT_NE(std::find(events.begin(), events.end(), span.until), events.end());
+        }
+      }
+    }
+  }
 }
 
 TEST(DumpLocator, ContainerDumpsByHostOrNamespacePid) {

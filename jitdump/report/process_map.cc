@@ -42,6 +42,7 @@ void ProcessMap::OnEvent(const ScriptEvent& event) {
       // record a marker when it starts while the agent is attaching: keep the first. Only the
       // latest marker of the path can be that one: an exit or exec after it is after every
       // earlier one too.
+      ++generation_;
       PidMarkers& pm = by_pid_[pid];
       const auto same = pm.latest_by_path.find(path);
       if (same != pm.latest_by_path.end() && !BoundaryBetween(pid, markers_[same->second].time, time)) return;
@@ -77,12 +78,14 @@ void ProcessMap::OnEvent(const ScriptEvent& event) {
 }
 
 void ProcessMap::AddMarker(uint32_t pid, uint32_t dump_pid, std::string path) {
+  ++generation_;
   markers_.push_back(DumpMarker{pid, dump_pid, 0, std::move(path)});
   auto& list = by_pid_[pid].order;
   list.insert(list.begin(), markers_.size() - 1);
 }
 
 void ProcessMap::AddBoundary(uint32_t pid, uint64_t time) {
+  ++generation_;
   std::vector<uint64_t>& times = boundaries_[pid];
   times.insert(std::upper_bound(times.begin(), times.end(), time), time);  // an append, in time order
 }
@@ -110,6 +113,35 @@ int64_t ProcessMap::MarkerFor(uint32_t pid, std::optional<uint64_t> time) const 
   // Else a marker after the sample of the same process image: the agent attached later.
   if (later == list.end()) return -1;
   return BoundaryBetween(pid, *time, markers_[*later].time) ? -1 : static_cast<int64_t>(*later);
+}
+
+ProcessMap::MarkerSpan ProcessMap::MarkerSpanFor(uint32_t pid, uint64_t time) const {
+  MarkerSpan span;
+  span.marker = MarkerFor(pid, time);
+  // Each of MarkerFor's questions (which markers are at or before the time, which exits and
+  // execs lie between it and a marker) changes its answer only where the time reaches a marker's
+  // or a boundary's time: the stretch runs from the last of those at or before `time` to the
+  // first after it.
+  auto narrow = [&](uint64_t at) {
+    if (at <= time) {
+      span.from = std::max(span.from, at);
+    } else {
+      span.until = std::min(span.until, at);
+    }
+  };
+  auto around = [&](auto first, auto last, auto time_of) {
+    const auto after = std::partition_point(first, last, [&](const auto& x) { return time_of(x) <= time; });
+    if (after != first) narrow(time_of(*(after - 1)));
+    if (after != last) narrow(time_of(*after));
+  };
+  if (const auto it = by_pid_.find(pid); it != by_pid_.end()) {
+    const std::vector<size_t>& list = it->second.order;
+    around(list.begin(), list.end(), [&](size_t i) { return markers_[i].time; });
+  }
+  if (const auto it = boundaries_.find(pid); it != boundaries_.end()) {
+    around(it->second.begin(), it->second.end(), [](uint64_t t) { return t; });
+  }
+  return span;
 }
 
 std::string ProcessMap::CommandOf(uint32_t pid) const {

@@ -48,6 +48,18 @@ class ProcessMap {
   // costs the report near-linear time, not cubic.
   int64_t MarkerFor(uint32_t pid, std::optional<uint64_t> time) const;
 
+  // MarkerFor(pid, time) and the times around `time` it is the answer for: [from, until), the
+  // stretch between the pid's markers and exits or execs (MarkerFor changes only at those). A
+  // reader asks once per stretch instead of once per sample, while generation() stays the same.
+  struct MarkerSpan {
+    int64_t marker = -1;
+    uint64_t from = 0;
+    uint64_t until = UINT64_MAX;
+  };
+  MarkerSpan MarkerSpanFor(uint32_t pid, uint64_t time) const;
+  // Changes whenever an event or AddMarker may change what MarkerFor answers.
+  uint64_t generation() const { return generation_; }
+
   // The process's command (its main thread's comm), or "".
   std::string CommandOf(uint32_t pid) const;
   // The executable the process runs: the first executable file it mapped after its last exec
@@ -70,6 +82,7 @@ class ProcessMap {
   std::map<uint32_t, std::vector<uint64_t>> boundaries_;  // exit and exec times per pid, sorted
   std::map<uint32_t, std::string> commands_;
   std::map<uint32_t, std::string> executables_;
+  uint64_t generation_ = 0;
 };
 
 }  // namespace jitdump::report

@@ -60,7 +60,7 @@ ProfileReader::Jvm* ProfileReader::JvmFor(const StackSample& sample, int64_t* ma
     *marker = 0;
     return jvms_[0]->code ? jvms_[0].get() : nullptr;
   }
-  *marker = processes_->MarkerFor(sample.pid, sample.time_ns);
+  *marker = MarkerOf(sample);
   if (*marker < 0) return nullptr;
   const size_t m = static_cast<size_t>(*marker);
   if (jvms_.size() <= m) jvms_.resize(processes_->markers().size());
@@ -112,16 +112,36 @@ std::shared_ptr<JvmCode> ProfileReader::CachedDump(const std::string& path) cons
   return it == dumps_.end() ? nullptr : it->second;
 }
 
+int64_t ProfileReader::MarkerOf(const StackSample& sample) {
+  if (!sample.time_ns) return processes_->MarkerFor(sample.pid, std::nullopt);
+  const uint64_t time = *sample.time_ns;
+  MarkerMemo& memo = marker_memo_[sample.pid % marker_memo_.size()];
+  if (memo.pid != sample.pid || memo.generation != processes_->generation() || time < memo.span.from ||
+      time >= memo.span.until) {
+    memo.pid = sample.pid;
+    memo.generation = processes_->generation();
+    memo.span = processes_->MarkerSpanFor(sample.pid, time);
+  }
+  return memo.span.marker;
+}
+
 uint32_t ProfileReader::ProcessFor(const StackSample& sample, int64_t marker, const Jvm* jvm) {
   const auto key = std::make_pair(sample.pid, single_dump_ ? int64_t{-1} : marker);
+  if (process_memo_.id != UINT32_MAX && process_memo_.pid == key.first && process_memo_.marker == key.second) {
+    return process_memo_.id;
+  }
   const auto it = process_ids_.find(key);
-  if (it != process_ids_.end()) return it->second;
+  if (it != process_ids_.end()) {
+    process_memo_ = ProcessMemo{key.first, key.second, it->second};
+    return it->second;
+  }
   std::string command = processes_ ? processes_->CommandOf(sample.pid) : std::string();
   if (command.empty()) command = std::string(sample.comm);
   const uint32_t id = builder_.AddProcess(sample.pid, command, jvm ? jvm->code->path() : std::string());
   if (jvm) builder_.profile().processes[id].dump_pid = jvm->code->header_pid();
   if (processes_) builder_.profile().processes[id].executable = processes_->ExecutableOf(sample.pid);
   process_ids_.emplace(key, id);
+  process_memo_ = ProcessMemo{key.first, key.second, id};
   return id;
 }
 
@@ -532,6 +552,8 @@ void ProfileReader::ReleaseReadState() {
   decltype(this_stack_)().swap(this_stack_);
   decltype(mappings_)().swap(mappings_);
   process_ids_.clear();
+  process_memo_ = ProcessMemo();
+  marker_memo_.fill(MarkerMemo());
 }
 
 Profile ProfileReader::Take() {

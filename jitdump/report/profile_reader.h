@@ -13,6 +13,7 @@
 // samples: the reader keeps no sample once it is counted.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -154,6 +155,8 @@ class ProfileReader final : public ScriptSink {
   };
 
   Jvm* JvmFor(const StackSample& sample, int64_t* marker);
+  // processes_->MarkerFor for the sample, remembered per pid for the stretch of time it holds.
+  int64_t MarkerOf(const StackSample& sample);
   // The dump already read from the file now at `path`, if any.
   std::shared_ptr<JvmCode> CachedDump(const std::string& path) const;
   uint32_t ProcessFor(const StackSample& sample, int64_t marker, const Jvm* jvm);
@@ -199,6 +202,19 @@ class ProfileReader final : public ScriptSink {
   DumpBudget budget_;
   bool single_dump_ = false;
   std::map<std::pair<uint32_t, int64_t>, uint32_t> process_ids_;  // (pid, marker) -> process
+  // MarkerOf's answers, a pid's in slot pid % size: samples come in time order, a few processes
+  // at a time, and a stretch lasts from one marker, exit or exec of the process to the next.
+  struct MarkerMemo {
+    uint32_t pid = 0;
+    uint64_t generation = UINT64_MAX;  // the process map's when asked; UINT64_MAX: empty
+    ProcessMap::MarkerSpan span;
+  };
+  std::array<MarkerMemo, 16> marker_memo_;
+  struct ProcessMemo {
+    uint32_t pid = 0;
+    int64_t marker = 0;
+    uint32_t id = UINT32_MAX;  // UINT32_MAX: empty
+  } process_memo_;  // ProcessFor's last answer
   std::unordered_map<JitKey, uint32_t, JitKeyHash> jit_locations_;
   // Interpreted frames' locations by (method record, line).
   std::map<std::pair<const TableMethod*, uint32_t>, uint32_t> interpreted_locations_;
