@@ -60,20 +60,15 @@ void ByteSource::Fill(size_t n) {
   }
 }
 
-std::span<const uint8_t> ByteSource::Peek(size_t n) {
+std::span<const uint8_t> ByteSource::PeekFilling(size_t n) {
   if (n > kMaxPeek) n = kMaxPeek;
   Fill(n);
   const size_t have = tail_ - head_;
   return std::span<const uint8_t>(buffer_.data() + head_, have < n ? have : n);
 }
 
-bool ByteSource::Skip(uint64_t n) {
+bool ByteSource::SkipUnbuffered(uint64_t n) {
   const size_t buffered = tail_ - head_;
-  if (n <= buffered) {
-    head_ += static_cast<size_t>(n);
-    position_ += n;
-    return true;
-  }
   n -= buffered;
   position_ += buffered;
   head_ = tail_ = 0;

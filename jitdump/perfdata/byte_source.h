@@ -23,10 +23,21 @@ class ByteSource {
 
   // The next `n` bytes (n <= kMaxPeek), or fewer when the data ends first (or a read fails:
   // error() then says so). Valid until the next call.
-  std::span<const uint8_t> Peek(size_t n);
+  std::span<const uint8_t> Peek(size_t n) {
+    // Mostly buffered already: two per record, hundreds of thousands of records.
+    if (n <= tail_ - head_ && n <= kMaxPeek) return std::span<const uint8_t>(buffer_.data() + head_, n);
+    return PeekFilling(n);
+  }
   // Moves past `n` bytes (any number: data outside the records, such as AUX payloads); false
   // when the data ends first.
-  bool Skip(uint64_t n);
+  bool Skip(uint64_t n) {
+    if (n <= tail_ - head_) {
+      head_ += static_cast<size_t>(n);
+      position_ += n;
+      return true;
+    }
+    return SkipUnbuffered(n);
+  }
   // The recording's offset of the next byte.
   uint64_t position() const { return position_; }
   // errno of a failed read, 0 when none failed.
@@ -36,6 +47,9 @@ class ByteSource {
   ByteSource(int fd, bool file, uint64_t begin, uint64_t end);
   // Reads until `n` bytes are buffered or the data ends.
   void Fill(size_t n);
+  // Peek and Skip when the buffer does not hold `n` bytes.
+  std::span<const uint8_t> PeekFilling(size_t n);
+  bool SkipUnbuffered(uint64_t n);
 
   int fd_;
   bool file_;
