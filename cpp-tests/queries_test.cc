@@ -135,6 +135,57 @@ TEST(ReaderQuery, InlineChainInnermostFirstWithCallLines) {
   EXPECT_EQ(line, 8u);
 }
 
+// The walk that skips a missed call's subtree names every address as the plain walk does (the
+// same record without subtree_end): random call trees with random ranges, siblings overlapping
+// and callees outside their callers included (a valid record may hold those: they are warnings).
+TEST(ReaderQuery, InlineChainSkipsSubtreesLikeThePlainWalk) {
+  std::mt19937 random(99);
+  for (int round = 0; round < 200; ++round) {
+    const uint32_t functions = 1 + random() % 6;
+    std::vector<std::string> name_texts;
+    std::vector<Builder::Function> function_records;
+    for (uint32_t f = 0; f < functions; ++f) {
+      name_texts.push_back("F" + std::to_string(f));
+      function_records.push_back({f, 0, f + 1, 0, 0});
+    }
+    const std::vector<std::string_view> names(name_texts.begin(), name_texts.end());
+    std::vector<Builder::Call> calls;
+    std::vector<Builder::Range> ranges;
+    uint32_t depth = 0;
+    const int count = 1 + static_cast<int>(random() % 40);
+    for (int c = 0; c < count; ++c) {
+      depth = c == 0 ? 0 : static_cast<uint32_t>(random() % (depth + 2));  // no deeper than one more
+      const uint32_t range_count = 1 + random() % 3;
+      const uint32_t callee = static_cast<uint32_t>(random() % functions);
+      calls.push_back({depth, range_count, callee, 10 + static_cast<uint32_t>(c), 0});
+      for (uint32_t r = 0; r < range_count; ++r) {
+        ranges.push_back({static_cast<uint32_t>(random() % 0x100), 1 + static_cast<uint32_t>(random() % 0x40)});
+      }
+    }
+    Builder b;
+    b.Header();
+    b.Samply(1, std::vector<std::string_view>{"A.java"}, names, function_records, calls, ranges,
+             std::vector<Builder::Line>{{0, 0, 5, 0}});
+    b.Load(2, 0x10000, 0x180, 0, "F0");
+    const JitDump dump = Parse(b.bytes());
+    ASSERT_TRUE(dump.records[0].valid) << "round " << round;
+    JitDump plain = Parse(b.bytes());
+    auto* info = const_cast<InlineBody*>(plain.records[0].inline_info());
+    ASSERT_NE(info, nullptr);
+    ASSERT_EQ(info->subtree_end.size(), calls.size());
+    info->subtree_end.clear();  // the walk then takes every call
+    for (uint64_t addr = 0x10000; addr < 0x10180; ++addr) {
+      const std::vector<InlineFrame> skipping = InlineChain(dump, 1, addr);
+      const std::vector<InlineFrame> walked = InlineChain(plain, 1, addr);
+      ASSERT_EQ(skipping.size(), walked.size()) << "round " << round << " address " << addr;
+      for (size_t k = 0; k < walked.size(); ++k) {
+        EXPECT_EQ(skipping[k].function, walked[k].function);
+        EXPECT_EQ(skipping[k].line, walked[k].line);
+      }
+    }
+  }
+}
+
 // ---- robustness ----
 
 // Mutates `original` (byte flips, 0xFF bytes, truncation) and runs every query on the result.

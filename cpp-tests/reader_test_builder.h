@@ -118,8 +118,16 @@ class Builder {
                 std::initializer_list<std::string_view> names, std::initializer_list<Function> functions,
                 std::initializer_list<Call> calls, std::initializer_list<Range> ranges,
                 std::initializer_list<Line> lines) {
+    return Samply(timestamp, std::vector<std::string_view>(files), std::vector<std::string_view>(names),
+                  std::vector<Function>(functions), std::vector<Call>(calls), std::vector<Range>(ranges),
+                  std::vector<Line>(lines));
+  }
+  // The same from lists a test makes up.
+  size_t Samply(uint64_t timestamp, const std::vector<std::string_view>& files,
+                const std::vector<std::string_view>& names, const std::vector<Function>& functions,
+                const std::vector<Call>& calls, const std::vector<Range>& ranges, const std::vector<Line>& lines) {
     const size_t at = Begin(827346259, timestamp);
-    auto list_size = [](std::initializer_list<std::string_view> list) {
+    auto list_size = [](const std::vector<std::string_view>& list) {
       size_t n = 0;
       for (std::string_view s : list) n += s.size() + 1;
       return static_cast<uint32_t>((n + 3) & ~size_t{3});

@@ -309,7 +309,8 @@ uint64_t DecodedBytes(const Record& record) {
              inl->function_names.capacity() * sizeof(std::string) +
              inl->functions.capacity() * sizeof(SamplyFunctionRecord) +
              inl->calls.capacity() * sizeof(SamplyInlineCallRecord) + inl->ranges.capacity() * sizeof(SamplyRangeRecord) +
-             inl->lines.capacity() * sizeof(SamplyLineRecord) + inl->range_begin.capacity() * sizeof(uint32_t);
+             inl->lines.capacity() * sizeof(SamplyLineRecord) + inl->range_begin.capacity() * sizeof(uint32_t) +
+             inl->subtree_end.capacity() * sizeof(uint32_t);
     for (const std::string& s : inl->files) bytes += text(s);
     for (const std::string& s : inl->function_names) bytes += text(s);
   }

@@ -75,6 +75,9 @@ struct InlineBody {
   std::vector<SamplyLineRecord> lines;
   // range_begin[i] = index of call i's first range in `ranges` (size calls.size()).
   std::vector<uint32_t> range_begin;
+  // subtree_end[i] = index of the first call after call i's own inlined calls (the next one no
+  // deeper than it; calls.size() for none), so that a walk skips what a call does not contain.
+  std::vector<uint32_t> subtree_end;
   uint32_t max_depth = 0;  // deepest inline nesting (1 = calls made by the outer function)
 };
 

@@ -234,6 +234,19 @@ void DecodeInlineRecord(const RecordBytes& b, uint64_t off, uint64_t total, Reco
     info.range_begin[i] = static_cast<uint32_t>(std::min<uint64_t>(ranges_used, UINT32_MAX));
     ranges_used += c.range_count;
   }
+  // Each call's subtree ends at the next call no deeper than it (the list is in depth-first
+  // order). Calls still open at the end end with the list.
+  info.subtree_end.assign(info.calls.size(), static_cast<uint32_t>(info.calls.size()));
+  {
+    std::vector<uint32_t> open;  // calls whose subtree the walk is in, outermost first
+    for (uint32_t i = 0; i < info.calls.size(); ++i) {
+      while (!open.empty() && info.calls[open.back()].depth >= info.calls[i].depth) {
+        info.subtree_end[open.back()] = i;
+        open.pop_back();
+      }
+      open.push_back(i);
+    }
+  }
   if (ranges_used != counts.range_count) {
     problems.Error(off + offsetof(Fixed, range_count),
                    "DEBUG_INFO2 inline calls use %" PRIu64 " ranges but range_count is %u", ranges_used,

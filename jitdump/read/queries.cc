@@ -97,10 +97,13 @@ void InlineChain(const JitDump& dump, size_t load_index, uint64_t addr, std::vec
   // depths are always a run of hits followed by misses: the walk keeps the run's length
   // (`hits`) and how deep the open path is (`open`), and reads a call's ranges only when its
   // parent is a hit (this runs for every JIT frame of a profile that is resolved).
+  // A call that does not contain offset is passed over with its whole subtree (subtree_end):
+  // none of its calls can, and a large method's list is mostly such subtrees.
   std::vector<uint32_t> chain;  // call indexes, outermost first
   size_t open = 0;              // depths of the current DFS path
   size_t hits = 0;              // the path's depths [0, hits) contain offset
-  for (size_t i = 0; i < info->calls.size(); ++i) {
+  const bool can_skip = info->subtree_end.size() == info->calls.size();
+  for (size_t i = 0; i < info->calls.size();) {
     const SamplyInlineCallRecord& c = info->calls[i];
     const size_t depth = c.depth;
     if (depth > open) break;  // malformed; validated elsewhere
@@ -119,6 +122,7 @@ void InlineChain(const JitDump& dump, size_t load_index, uint64_t addr, std::vec
     open = depth + 1;
     if (hit) hits = depth + 1;
     if (hit && depth == chain.size()) chain.push_back(static_cast<uint32_t>(i));
+    i = hit || !can_skip || info->subtree_end[i] <= i ? i + 1 : info->subtree_end[i];
   }
 
   auto function_name = [&](uint32_t function_index) -> std::string_view {
