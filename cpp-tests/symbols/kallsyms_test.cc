@@ -231,6 +231,40 @@ TEST(KallsymsFilterTest, ThisMachinesKallsyms) {
   }
 }
 
+// ReadKallsyms streams a file through a buffer: the names of symbols still undecided when the
+// buffer moves on (a read ends after their line) are kept as well as the ones decided at once.
+// A file of several buffers, every symbol asked for, pairs of symbols at one start (decided
+// only at the next start), an overlong line, answers compared with the whole text parsed at once.
+TEST(KallsymsFilterTest, StreamedReadMatchesTheTextParsedAtOnce) {
+  std::mt19937_64 random(5);
+  std::string text = "ffffffff81000000 T _text\n";
+  std::vector<uint64_t> wanted;
+  uint64_t start = 0xffffffff81000000;
+  for (int i = 0; i < 40000; ++i) {
+    start += 0x10 * (1 + random() % 4);
+    std::ostringstream line;
+    line << std::hex << start << " T fn" << std::dec << i << '_' << std::string(random() % 40, 'x') << '\n';
+    if (random() % 3 == 0) line << std::hex << start << " t alias" << std::dec << i << '\n';
+    if (i == 20000) line << std::hex << start + 1 << " T " << std::string(5000, 'L') << '\n';
+    text += line.str();
+    wanted.push_back(start);
+    wanted.push_back(start + 3);
+  }
+  ASSERT_GT(text.size(), 1u << 20);  // several of its 256 KiB reads
+  const fs::path path = fs::temp_directory_path() / ("jdtest-kallsyms-stream-" + std::to_string(getpid()));
+  std::ofstream(path, std::ios::binary) << text;
+  const KallsymsWanted want{wanted, 0};
+  Kallsyms parsed;
+  Kallsyms streamed;
+  std::string error;
+  ASSERT_TRUE(ParseKallsyms(text, &parsed, &error, &want)) << error;
+  ASSERT_TRUE(ReadKallsyms(path.string(), &streamed, &error, &want)) << error;
+  fs::remove(path);
+  ASSERT_TRUE(streamed.filtered);
+  EXPECT_EQ(streamed.table.size(), parsed.table.size());
+  for (uint64_t a : wanted) ASSERT_EQ(Answer(streamed, a), Answer(parsed, a)) << std::hex << a;
+}
+
 class KernelLookupTest : public testing::Test {
  protected:
   void SetUp() override {

@@ -180,10 +180,26 @@ class Parser {
       return;
     }
     pending_start_ = address;
-    held.name = static_cast<uint32_t>(pending_names_.size());
-    pending_names_.append(name);
-    pending_.push_back(held);
+    pending_.push_back(Pending{held, name});
   }
+
+ public:
+  // The text the lines passed to Line were in is about to change: the names of the symbols not
+  // yet decided (views into it) are copied aside. Most symbols are decided at the next line and
+  // dropped, their names never copied.
+  void TextChanges() {
+    if (pending_.empty()) return;
+    std::string names;
+    for (const Pending& p : pending_) names.append(p.name);
+    pending_names_.swap(names);  // the old copy (some views may point into it) goes after this
+    size_t at = 0;
+    for (Pending& p : pending_) {
+      p.name = std::string_view(pending_names_.data() + at, p.name.size());
+      at += p.name.size();
+    }
+  }
+
+ private:
 
   // The kernel symbols waiting at pending_start_ are decided by the next symbol read: one above
   // them with no wanted address in between ends a stretch they would name for none (the whole
@@ -193,15 +209,14 @@ class Parser {
     if (pending_.empty() || (!last && next == pending_start_)) return;
     const bool above = !last && next > pending_start_;
     if (WantedIn(pending_start_, above ? next : 0)) {
-      for (Held held : pending_) {
-        const std::string_view name(pending_names_.data() + held.name, held.name_size);
+      for (const Pending& p : pending_) {
+        Held held = p.held;
         held.name = static_cast<uint32_t>(names_.size());
-        names_.append(name);
+        names_.append(p.name);
         held_.push_back(held);
       }
     }
     pending_.clear();
-    pending_names_.clear();
   }
 
   // The kept symbols into the builder, each ending where perf's fix-up over every symbol of the
@@ -265,7 +280,13 @@ class Parser {
   std::vector<uint8_t> in_module_;  // beside starts_
   std::vector<Held> held_;          // kept
   std::string names_;               // their names
-  std::vector<Held> pending_;       // the kernel symbols at pending_start_, not yet decided
+  // The kernel symbols at pending_start_, not yet decided, with their names in the text being
+  // parsed (or in pending_names_, once TextChanges copied them).
+  struct Pending {
+    Held held;
+    std::string_view name;
+  };
+  std::vector<Pending> pending_;
   std::string pending_names_;
   uint64_t pending_start_ = 0;
 };
@@ -336,9 +357,9 @@ bool ReadKallsyms(const std::string& path, Kallsyms* out, std::string* error, co
       if (!skipping) more = parser.Line(std::string_view(at, kMaxLine));
       skipping = true;
       held = 0;
-    } else {
-      std::memmove(buffer.get(), at, held);
     }
+    parser.TextChanges();  // the parsed lines are overwritten from here on
+    if (held > 0) std::memmove(buffer.get(), at, held);
   }
   if (more && held > 0 && !skipping) parser.Line(std::string_view(buffer.get(), held));
   close(fd);
