@@ -62,9 +62,13 @@ void WritePage(const Profile& profile, const FlameTree& tree, const FlameGraphOp
 }  // namespace
 
 Status WriteFlameGraphHtml(const Profile& profile, const FlameGraphOptions& options, std::ostream& out,
-                           const std::vector<uint32_t>* by_path) {
-  if (Status checked = CheckProfile(profile); !checked.ok()) return checked;
-  const FlameTree tree = BuildFlameTree(profile, options, by_path);
+                           const CheckedOrder* checked) {
+  CheckedOrder checked_here;
+  if (checked == nullptr) {
+    if (Status status = CheckedOrder::Of(profile, &checked_here); !status.ok()) return status;
+    checked = &checked_here;
+  }
+  const FlameTree tree = BuildFlameTree(profile, options, &checked->by_path());
   WritePage(profile, tree, options, out);
   if (!out.flush()) return Status::Error("flame graph: writing the page failed", 0);
   return Status::Ok();

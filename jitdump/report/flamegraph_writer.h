@@ -8,14 +8,14 @@
 
 #include "jitdump/report/flamegraph_options.h"
 #include "jitdump/report/profile.h"
+#include "jitdump/report/profile_check.h"
 #include "jitdump/format/status.h"
 
 namespace jitdump::report {
 
 // Writes the page for `profile` to `out`. Errors: a profile with dangling indexes
-// (CheckProfile), or a failed write.
-// `by_path`: SamplesByPath(profile) when the caller has it (see BuildFlameTree).
+// (CheckProfile), or a failed write. `checked`: the profile's CheckedOrder when the caller has it.
 Status WriteFlameGraphHtml(const Profile& profile, const FlameGraphOptions& options, std::ostream& out,
-                           const std::vector<uint32_t>* by_path = nullptr);
+                           const CheckedOrder* checked = nullptr);
 
 }  // namespace jitdump::report

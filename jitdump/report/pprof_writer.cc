@@ -335,10 +335,13 @@ void WriteStrings(const StringTable& strings, ProtoEncoder& out) {
 
 }  // namespace
 
-Status WritePprof(const Profile& profile, std::ostream& out, const std::vector<uint32_t>* by_path) {
-  if (Status checked = CheckProfile(profile); !checked.ok()) return checked;
-  std::vector<uint32_t> sorted_here;
-  if (by_path == nullptr) by_path = &(sorted_here = SamplesByPath(profile));
+Status WritePprof(const Profile& profile, std::ostream& out, const CheckedOrder* checked) {
+  CheckedOrder checked_here;
+  if (checked == nullptr) {
+    if (Status status = CheckedOrder::Of(profile, &checked_here); !status.ok()) return status;
+    checked = &checked_here;
+  }
+  const std::vector<uint32_t>* by_path = &checked->by_path();
   const LocationIds location_ids = NumberLocations(profile);
   ProtoEncoder output;
   output.Reserve(EncodedSizeEstimate(profile, location_ids));

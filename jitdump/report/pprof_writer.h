@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "jitdump/report/profile.h"
+#include "jitdump/report/profile_check.h"
 #include "jitdump/format/status.h"
 
 namespace jitdump::report {
@@ -21,8 +22,8 @@ namespace jitdump::report {
 // - each Mapping says what is resolved in it (functions, file names, line numbers, inline
 //   frames), so pprof does not try to symbolize again what the dumps already named.
 // Errors: a profile with dangling indexes (CheckProfile), or a failed write.
-// `by_path`: SamplesByPath(profile) when the caller has it; the samples are written in that order
-// (stacks that share their outer frames next to each other compress better).
-Status WritePprof(const Profile& profile, std::ostream& out, const std::vector<uint32_t>* by_path = nullptr);
+// The samples are written in the order of their paths (stacks that share their outer frames next
+// to each other compress better). `checked`: the profile's CheckedOrder when the caller has it.
+Status WritePprof(const Profile& profile, std::ostream& out, const CheckedOrder* checked = nullptr);
 
 }  // namespace jitdump::report

@@ -1,5 +1,7 @@
 #include "jitdump/report/profile_check.h"
 
+#include "jitdump/report/sample_order.h"
+
 namespace jitdump::report {
 
 Status CheckProfile(const Profile& profile) {
@@ -24,6 +26,12 @@ Status CheckProfile(const Profile& profile) {
       return Status::Error("profile: a sample names a process that does not exist", 0);
     }
   }
+  return Status::Ok();
+}
+
+Status CheckedOrder::Of(const Profile& profile, CheckedOrder* out) {
+  if (Status checked = CheckProfile(profile); !checked.ok()) return checked;
+  out->by_path_ = SamplesByPath(profile);
   return Status::Ok();
 }
 

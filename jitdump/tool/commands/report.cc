@@ -38,7 +38,7 @@
 #include "jitdump/report/process_map.h"
 #include "jitdump/report/profile_json.h"
 #include "jitdump/report/profile_reader.h"
-#include "jitdump/report/sample_order.h"
+#include "jitdump/report/profile_check.h"
 #include "jitdump/report/summary.h"
 #include "jitdump/write/safe_file.h"
 #include "jitdump/tool/command.h"
@@ -480,12 +480,22 @@ int RunReport(ReportRequest req) {
   }
 
   bool ok = true;
-  // The samples in the order of their paths, sorted once for the three outputs that walk them so.
-  std::vector<uint32_t> by_path;
-  if (!req.folded.empty() || !req.pprof.empty() || !req.html.empty()) by_path = report::SamplesByPath(profile);
+  // The profile checked, and its samples in the order of their paths, once for the three outputs
+  // that walk them so.
+  report::CheckedOrder order;
+  if (!req.folded.empty() || !req.pprof.empty() || !req.html.empty()) {
+    if (const Status checked = report::CheckedOrder::Of(profile, &order); !checked.ok()) {
+      std::fprintf(stderr, "jitdump report: %s (no folded stacks, pprof or flame graph written)\n",
+                   checked.ToString().c_str());
+      req.folded.clear();
+      req.pprof.clear();
+      req.html.clear();
+      ok = false;
+    }
+  }
   if (!req.folded.empty()) {
     ok &= WriteOutput(req.folded, "folded stacks", [&](std::ostream& out, std::string*) {
-      report::WriteFolded(profile, report::FoldedOptions{req.annotate}, out, &by_path);
+      report::WriteFolded(profile, report::FoldedOptions{req.annotate}, out, &order.by_path());
       return true;
     }, dir_of(req.folded));
   }
@@ -512,7 +522,7 @@ int RunReport(ReportRequest req) {
   }
   if (!req.pprof.empty()) {
     ok &= WriteOutput(req.pprof, "pprof", [&](std::ostream& out, std::string* why) {
-      return WriteStatus(report::WritePprof(profile, out, &by_path), why);
+      return WriteStatus(report::WritePprof(profile, out, &order), why);
     }, dir_of(req.pprof));
   }
   if (!req.html.empty()) {
@@ -521,7 +531,7 @@ int RunReport(ReportRequest req) {
     ok &= WriteOutput(req.html, "flame graph", [&](std::ostream& out, std::string* why) {
       report::FlameGraphOptions flame;
       flame.title = title;  // several JVMs: a level of process frames keeps their stacks apart (the default)
-      return WriteStatus(report::WriteFlameGraphHtml(profile, flame, out, &by_path), why);
+      return WriteStatus(report::WriteFlameGraphHtml(profile, flame, out, &order), why);
     }, dir_of(req.html));
   }
   if (!req.quiet) {
