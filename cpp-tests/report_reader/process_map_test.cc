@@ -112,10 +112,10 @@ TEST(ProcessMap, ThousandsOfExecsOfOnePid) {
   EXPECT_EQ(map.MarkerFor(100, std::nullopt), static_cast<int64_t>(kImages - 1));
 }
 
-// MarkerSpanFor's stretch: MarkerFor gives its marker at every time in [from, until), and
-// another one just outside it (or the stretch ends at a marker, exit or exec whose time is
-// its bound). Random histories of two pids: markers (repeated and late ones), exits, execs and
-// a dump found without a marker.
+// MarkerSpanFor's stretch: MarkerFor gives its marker at every time in [from, until), and the
+// bounds are times of the pid's events (a marker, exit or exec), not cut short anywhere else.
+// Random histories of two pids: markers (repeated and late ones), exits, execs and a dump found
+// without a marker.
 TEST(ProcessMap, MarkerSpansHoldTheirAnswer) {
   std::mt19937_64 random(7);
   for (int round = 0; round < 300; ++round) {
@@ -154,8 +154,8 @@ TEST(ProcessMap, MarkerSpansHoldTheirAnswer) {
         for (uint64_t u = span.from; u < last; ++u) {
           ASSERT_EQ(map.MarkerFor(pid, u), span.marker) << "round " << round << " pid " << pid << " time " << u;
         }
-        // Its bounds are times of events (0 and the end aside): a stretch is never cut short
-        // without a reason, which would only cost lookups, but says the bounds are the right ones.
+        // Its bounds are times of events (0 and the end aside): a stretch cut short elsewhere
+        // would only cost lookups, but its bounds would not be the ones MarkerFor's answer has.
         if (span.from != 0) {
           ASSERT_NE(std::find(events.begin(), events.end(), span.from), events.end());
         }

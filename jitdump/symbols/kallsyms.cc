@@ -109,6 +109,21 @@ class Parser {
     return true;
   }
 
+  // The text the lines passed to Line were in is about to change: the names of the symbols not
+  // yet decided (views into it) are copied aside. Most symbols are decided at the next line and
+  // dropped, their names never copied.
+  void TextChanges() {
+    if (pending_.empty()) return;
+    std::string names;
+    for (const Pending& p : pending_) names.append(p.name);
+    pending_names_.swap(names);  // the old copy (some views may point into it) goes after this
+    size_t at = 0;
+    for (Pending& p : pending_) {
+      p.name = std::string_view(pending_names_.data() + at, p.name.size());
+      at += p.name.size();
+    }
+  }
+
   bool Finish(std::string* error) {
     if (lines_ > 0 && !any_address_) out_->hidden = true;
     out_->symbols = Added();
@@ -182,24 +197,6 @@ class Parser {
     pending_start_ = address;
     pending_.push_back(Pending{held, name});
   }
-
- public:
-  // The text the lines passed to Line were in is about to change: the names of the symbols not
-  // yet decided (views into it) are copied aside. Most symbols are decided at the next line and
-  // dropped, their names never copied.
-  void TextChanges() {
-    if (pending_.empty()) return;
-    std::string names;
-    for (const Pending& p : pending_) names.append(p.name);
-    pending_names_.swap(names);  // the old copy (some views may point into it) goes after this
-    size_t at = 0;
-    for (Pending& p : pending_) {
-      p.name = std::string_view(pending_names_.data() + at, p.name.size());
-      at += p.name.size();
-    }
-  }
-
- private:
 
   // The kernel symbols waiting at pending_start_ are decided by the next symbol read: one above
   // them with no wanted address in between ends a stretch they would name for none (the whole
