@@ -64,10 +64,7 @@ void WritePage(const Profile& profile, const FlameTree& tree, const FlameGraphOp
 Status WriteFlameGraphHtml(const Profile& profile, const FlameGraphOptions& options, std::ostream& out,
                            const CheckedOrder* checked) {
   CheckedOrder checked_here;
-  if (checked == nullptr) {
-    if (Status status = CheckedOrder::Of(profile, &checked_here); !status.ok()) return status;
-    checked = &checked_here;
-  }
+  if (Status status = CheckedOrder::Ensure(profile, checked, &checked_here); !status.ok()) return status;
   const FlameTree tree = BuildFlameTree(profile, options, &checked->by_path());
   WritePage(profile, tree, options, out);
   if (!out.flush()) return Status::Error("flame graph: writing the page failed", 0);

@@ -337,11 +337,8 @@ void WriteStrings(const StringTable& strings, ProtoEncoder& out) {
 
 Status WritePprof(const Profile& profile, std::ostream& out, const CheckedOrder* checked) {
   CheckedOrder checked_here;
-  if (checked == nullptr) {
-    if (Status status = CheckedOrder::Of(profile, &checked_here); !status.ok()) return status;
-    checked = &checked_here;
-  }
-  const std::vector<uint32_t>* by_path = &checked->by_path();
+  if (Status status = CheckedOrder::Ensure(profile, checked, &checked_here); !status.ok()) return status;
+  const std::vector<uint32_t>& by_path = checked->by_path();
   const LocationIds location_ids = NumberLocations(profile);
   ProtoEncoder output;
   output.Reserve(EncodedSizeEstimate(profile, location_ids));
@@ -354,7 +351,7 @@ Status WritePprof(const Profile& profile, std::ostream& out, const CheckedOrder*
   // comment, string_table), except that the header goes first as its own message and the string
   // table last: concatenated, they parse as one profile.
   WriteHeader(profile, strings, output, scratch);
-  WriteSamples(profile, *by_path, location_ids, strings, output, scratch);
+  WriteSamples(profile, by_path, location_ids, strings, output, scratch);
   const MappingOrder order = OrderMappings(profile);
   WriteMappings(profile, order, strings, output, scratch);
   WriteLocations(profile, location_ids, order, output, scratch);

@@ -42,10 +42,10 @@ void ProcessMap::OnEvent(const ScriptEvent& event) {
       // record a marker when it starts while the agent is attaching: keep the first. Only the
       // latest marker of the path can be that one: an exit or exec after it is after every
       // earlier one too.
-      ++generation_;
       PidMarkers& pm = by_pid_[pid];
       const auto same = pm.latest_by_path.find(path);
       if (same != pm.latest_by_path.end() && !BoundaryBetween(pid, markers_[same->second].time, time)) return;
+      ++generation_;
       markers_.push_back(DumpMarker{pid, dump_pid, time, path});
       const size_t index = markers_.size() - 1;
       // Events come in time order: this is an append, unless perf synthesized the marker late.

@@ -35,4 +35,11 @@ Status CheckedOrder::Of(const Profile& profile, CheckedOrder* out) {
   return Status::Ok();
 }
 
+Status CheckedOrder::Ensure(const Profile& profile, const CheckedOrder*& order, CheckedOrder* made_here) {
+  if (order != nullptr) return Status::Ok();
+  if (Status status = Of(profile, made_here); !status.ok()) return status;
+  order = made_here;
+  return Status::Ok();
+}
+
 }  // namespace jitdump::report

@@ -21,6 +21,9 @@ class CheckedOrder {
  public:
   // CheckProfile(profile), then the order; the check's error when it fails.
   static Status Of(const Profile& profile, CheckedOrder* out);
+  // For a writer given `order` or not: left as it is when given, else made into `*made_here`
+  // (by Of) and pointed there. The check's error when it fails.
+  static Status Ensure(const Profile& profile, const CheckedOrder*& order, CheckedOrder* made_here);
   const std::vector<uint32_t>& by_path() const { return by_path_; }
 
  private:
