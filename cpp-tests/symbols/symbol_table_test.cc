@@ -4,11 +4,18 @@
 // test_native_symbols.py) checks the same against perf itself on real files.
 #include "jitdump/symbols/symbol_table.h"
 
+#define HAVE_DECL_BASENAME 1  // glibc's string.h declares it; libiberty.h would again
+#include <gelf.h>
 #include <gtest/gtest.h>
+#include <libiberty/demangle.h>
 
+#include <cstdlib>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "jitdump/symbols/demangle.h"
+#include "jitdump/symbols/elf_image.h"
 
 namespace jitdump::symbols {
 namespace {
@@ -215,6 +222,61 @@ TEST(DemangleTest, SpelledAsPerf61PrintsThem) {
   EXPECT_EQ(DemangleLikePerf("memcpy"), "memcpy");
   EXPECT_EQ(DemangleLikePerf("_Znot_mangled"), "_Znot_mangled");
   EXPECT_EQ(DemangleLikePerf(""), "");
+}
+
+// libiberty's automatic style on its own, which DemangleLikePerf asks only when it may answer.
+std::string AutomaticStyle(const std::string& name) {
+  std::unique_ptr<char, decltype(&std::free)> demangled(cplus_demangle(name.c_str(), DMGL_NO_OPTS), &std::free);
+  return demangled != nullptr ? std::string(demangled.get()) : name;
+}
+
+TEST(DemangleTest, EveryNameAsTheAutomaticStyleSpellsIt) {
+  // DemangleLikePerf skips the demangler for names no style of the automatic one takes and the
+  // Rust demangler for "_Z" names that cannot be Rust: the answers must be the library's own.
+  std::vector<std::string> names = {
+      "_ZN4core3fmt5write17h0123456789abcdefE",  // legacy Rust
+      "_ZN4core3fmt5write17h0123456789abcdefE.llvm.123",
+      "_ZN3std2rt10lang_start17h9f1d2c3b4a5e6f70E",
+      "_ZN4core3fmt5write17hXYZ",  // "17h" but no hash: C++'s answer, if any
+      "_RNvCs1234_7mycrate3foo",   // Rust v0
+      "_RNvNtCs1234_7mycrate6module3bar",
+      "_GLOBAL__I_abc",  // the C++ ABI's global constructors
+      "_GLOBAL__sub_I_main",
+      "_Z3foov.cold",
+      "_Z3foov@plt",
+      "__Z3foov",
+      "_D3foo3barFZv",  // D: not in the automatic style
+      "ada__text_io__put_line",  // Ada: neither
+      "_",
+      "_Z",
+      "_R",
+      "_ZN",
+  };
+  // And every symbol of this test's own executable (gtest's C++ names among them).
+  std::string error;
+  std::unique_ptr<ElfImage> self = ElfImage::OpenPath("/proc/self/exe", &error);
+  ASSERT_NE(self, nullptr) << error;
+  Elf_Scn* scn = nullptr;
+  while ((scn = elf_nextscn(self->elf(), scn)) != nullptr) {
+    GElf_Shdr shdr;
+    if (gelf_getshdr(scn, &shdr) == nullptr || (shdr.sh_type != SHT_SYMTAB && shdr.sh_type != SHT_DYNSYM)) continue;
+    Elf_Data* data = elf_getdata(scn, nullptr);
+    for (size_t i = 0; data != nullptr && shdr.sh_entsize != 0 && i < shdr.sh_size / shdr.sh_entsize; ++i) {
+      GElf_Sym sym;
+      if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) continue;
+      if (const char* name = elf_strptr(self->elf(), shdr.sh_link, sym.st_name); name != nullptr && *name != '\0') {
+        names.push_back(name);
+      }
+    }
+  }
+  ASSERT_GT(names.size(), 1000u);
+  size_t demangled = 0;
+  for (const std::string& name : names) {
+    const std::string expected = AutomaticStyle(name);
+    demangled += expected != name;
+    ASSERT_EQ(DemangleLikePerf(name), expected) << name;
+  }
+  EXPECT_GT(demangled, 500u);  // the executable's C++ names did go through the C++ demangler
 }
 
 }  // namespace
