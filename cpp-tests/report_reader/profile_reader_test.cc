@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "cpp-tests/reader_test_builder.h"
@@ -162,6 +163,42 @@ TEST_F(ProfileReaderTest, EachJvmItsOwnDump) {
   EXPECT_EQ(Chain(p, p.samples[2].locations[0]), std::vector<std::string>{"[unknown]:0"});
   ASSERT_EQ(p.processes.size(), 3u);
   EXPECT_EQ(p.processes[2].dump, "");
+}
+
+TEST_F(ProfileReaderTest, AMethodInlinedIntoItselfIsTwoFunctionsOfOneName) {
+  // Rec.walk inlines a call to itself at 0x20..0x40: the inline record names the method once,
+  // as the outer function and as the callee, so both frames of a chain spell it from the same
+  // bytes. The inlined frame stays an inlined one and the outer a compiled one, with their lines,
+  // and the next chain through it finds the same two functions again.
+  Builder b;
+  b.Header(1, 40, 1000, 0, 4343);
+  b.Samply(2000, {"Rec.java"}, {"Rec.walk"}, {{0, 0, 10, 0, 0}}, {{0, 1, 0, 12, 0}}, {{0x20, 0x20}},
+           {{0x0, 0, 11, 0}, {0x20, 0, 15, 0}, {0x30, 0, 16, 0}, {0x40, 0, 13, 0}});
+  b.Load(2001, 0x10000, 0x100, 1, "Rec.walk");
+  processes_.OnEvent(Marker(4343, dir_.Write("jit-4343.dump", b.bytes())));
+  ProfileReader reader(processes_, ReadOptions{});
+  reader.OnSample(S(4343, {F(0x10028, "[unknown]", "/tmp/perf-4343.map")}, false));
+  reader.OnSample(S(4343, {F(0x10034, "[unknown]", "/tmp/perf-4343.map")}, false));
+  reader.OnSample(S(4343, {F(0x10044, "[unknown]", "/tmp/perf-4343.map")}, false));
+  const Profile p = reader.Take();
+  ASSERT_EQ(p.samples.size(), 3u);
+  std::map<uint64_t, uint32_t> by_address;
+  for (const Sample& sample : p.samples) by_address[p.locations[sample.locations[0]].address] = sample.locations[0];
+  const uint32_t inlined = by_address.at(0x10028);
+  EXPECT_EQ(Chain(p, inlined), (std::vector<std::string>{"Rec.walk:15", "Rec.walk:12"}));
+  const auto kinds = [&](uint32_t loc) {
+    std::vector<FrameKind> out;
+    for (const Line& l : p.locations[loc].lines) out.push_back(p.functions[l.function].kind);
+    return out;
+  };
+  EXPECT_EQ(kinds(inlined), (std::vector<FrameKind>{FrameKind::kInlined, FrameKind::kCompiled}));
+  EXPECT_EQ(Chain(p, by_address.at(0x10034)), (std::vector<std::string>{"Rec.walk:16", "Rec.walk:12"}));
+  EXPECT_EQ(kinds(by_address.at(0x10034)), (std::vector<FrameKind>{FrameKind::kInlined, FrameKind::kCompiled}));
+  EXPECT_EQ(Chain(p, by_address.at(0x10044)), (std::vector<std::string>{"Rec.walk:13"}));
+  EXPECT_EQ(kinds(by_address.at(0x10044)), std::vector<FrameKind>{FrameKind::kCompiled});
+  size_t named = 0;
+  for (const Function& f : p.functions) named += f.name == "Rec.walk";
+  EXPECT_EQ(named, 2u);  // one compiled, one inlined
 }
 
 TEST_F(ProfileReaderTest, ContainerDumpFromADumpsDirectory) {

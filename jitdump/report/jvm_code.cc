@@ -162,17 +162,18 @@ bool JvmCode::HasInlineRecord(size_t record) const {
   return load != nullptr && (load->inline_info >= 0 || SidecarCopy(record) >= 0);
 }
 
-std::vector<JitLine> JvmCode::Chain(size_t record, uint64_t addr) {
-  std::vector<JitLine> out;
+const std::vector<JitLine>& JvmCode::Chain(size_t record, uint64_t addr) {
+  std::vector<JitLine>& out = lines_scratch_;
+  out.clear();
   const LoadBody* load = dump_.records[record].load();
   if (load == nullptr) return out;
   const FrameKind kind = LoadKind(*load);
   if (kind != FrameKind::kCompiled) {
-    out.push_back(JitLine{load->name, "", 0, kind});
+    out.push_back(JitLine{load->name, false, "", 0, kind});
     return out;
   }
-  // The chain as views into the dumps (each name is copied once, into its JitLine), from the
-  // load's own inline record or its copy's in the sidecar, decoded on their first use.
+  // The chain as views into the dumps, from the load's own inline record or its copy's in the
+  // sidecar, decoded on their first use.
   std::vector<InlineFrameView>& chain = chain_scratch_;
   const int64_t copy = load->inline_info < 0 ? SidecarCopy(record) : -1;
   if (copy >= 0) {
@@ -183,20 +184,19 @@ std::vector<JitLine> JvmCode::Chain(size_t record, uint64_t addr) {
     InlineChain(dump_, record, addr, &chain);
   }
   if (!chain.empty()) {
-    out.reserve(chain.size());
     for (size_t k = 0; k < chain.size(); ++k) {
-      out.push_back(JitLine{JavaFrameName(chain[k].function), std::string(chain[k].file), chain[k].line,
+      out.push_back(JitLine{chain[k].function, true, chain[k].file, chain[k].line,
                             k + 1 == chain.size() ? FrameKind::kCompiled : FrameKind::kInlined});
     }
     return out;
   }
   // No inline record (the agent's inline=off): DEBUG_INFO names the innermost frame's file and
   // line but not its method, so the line goes to the compiled method with that file.
-  JitLine line{JavaFrameName(load->name), "", 0, FrameKind::kCompiled};
+  JitLine line{load->name, true, "", 0, FrameKind::kCompiled};
   if (copy >= 0) DecodeSideRecords(dump_, dump_fd_, record);
   std::string_view file;
   if (FindLine(dump_, record, addr, &file, &line.line)) line.file = file;
-  out.push_back(std::move(line));
+  out.push_back(line);
   return out;
 }
 

@@ -20,10 +20,12 @@
 
 namespace jitdump::report {
 
-// A frame of a JIT load's inline chain, innermost first (Location::lines' order).
+// A frame of a JIT load's inline chain, innermost first (Location::lines' order): views into
+// the dumps, valid as long as the JvmCode.
 struct JitLine {
-  std::string function;
-  std::string file;
+  std::string_view function;  // as the dump spells it: JavaFrameName(function) when `java_name`
+  bool java_name = false;
+  std::string_view file;
   uint32_t line = 0;
   FrameKind kind = FrameKind::kUnknown;
 };
@@ -87,7 +89,7 @@ class JvmCode {
   // (in the dump or the sidecar) when it has one; else one frame, the load itself, with the
   // DEBUG_INFO line at `addr` (the innermost inlined frame's line, in that frame's file);
   // stubs and the interpreter have no line.
-  std::vector<JitLine> Chain(size_t record, uint64_t addr);
+  const std::vector<JitLine>& Chain(size_t record, uint64_t addr);
   // Whether Chain(record, ...) comes from an inline record.
   bool HasInlineRecord(size_t record) const;
   // Side records Chain could not decode when it needed them (over the budget, or their file
@@ -116,6 +118,7 @@ class JvmCode {
   mutable std::vector<int64_t> sidecar_copies_;
   // Chain's inline chain, reused from call to call (a JvmCode is used by one thread).
   mutable std::vector<InlineFrameView> chain_scratch_;
+  std::vector<JitLine> lines_scratch_;  // Chain's answer
   uint64_t low_ = 0;
   uint64_t high_ = 0;
   // The dump and its sidecar, open for their deferred records (-1: none, or all decoded).

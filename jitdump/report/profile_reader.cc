@@ -158,11 +158,9 @@ uint32_t ProfileReader::JitLocation(Jvm& jvm, size_t record, uint64_t addr) {
   const JitKey key{jvm.index, static_cast<uint32_t>(record), addr};
   const auto it = jit_locations_.find(key);
   if (it != jit_locations_.end()) return it->second;
-  std::vector<Line> lines;
-  for (const JitLine& frame : jvm.code->Chain(record, addr)) {
-    lines.push_back(Line{builder_.AddFunction(frame.function, frame.file, frame.kind), frame.line});
-  }
-  const uint32_t id = builder_.AddLocation(addr, jvm.mapping, lines);
+  jit_lines_.clear();
+  for (const JitLine& frame : jvm.code->Chain(record, addr)) jit_lines_.push_back(Line{JitFunction(frame), frame.line});
+  const uint32_t id = builder_.AddLocation(addr, jvm.mapping, jit_lines_);
   jit_locations_.emplace(key, id);
   if (jvm.code->undecoded() != 0 && !jvm.warned_undecoded) {
     jvm.warned_undecoded = true;
@@ -170,6 +168,19 @@ uint32_t ProfileReader::JitLocation(Jvm& jvm, size_t record, uint64_t addr) {
                               "memory budget for the dumps, give more with --dump-memory; or the file shrank)");
   }
   return id;
+}
+
+uint32_t ProfileReader::JitFunction(const JitLine& frame) {
+  auto add = [&] {
+    return frame.java_name ? builder_.AddFunction(JavaFrameName(frame.function), frame.file, frame.kind)
+                           : builder_.AddFunction(frame.function, frame.file, frame.kind);
+  };
+  if (frame.function.size() > UINT32_MAX || frame.file.size() > UINT32_MAX) return add();  // the memo's sizes are 32-bit
+  bool inserted;
+  JitFunctionEntry& entry = jit_functions_.Insert(JitFunctionKey{frame.function, frame.file, frame.kind, frame.java_name},
+                                                  &inserted);
+  if (inserted) entry.value = add();  // the builder touches no memo entry
+  return entry.value;
 }
 
 InterpretedFrames* ProfileReader::InterpretedFor(uint32_t pid, std::optional<uint64_t> time) {
@@ -543,6 +554,8 @@ void ProfileReader::ReleaseReadState() {
   jvms_.clear();   // each Jvm and its share of a decoded dump
   dumps_.clear();
   decltype(jit_locations_)().swap(jit_locations_);  // clear() would keep the buckets
+  jit_functions_.clear();  // its names were views into the dumps
+  decltype(jit_lines_)().swap(jit_lines_);
   interpreted_locations_.clear();
   native_frames_.clear();
   jit_frames_.clear();

@@ -23,6 +23,7 @@
 
 #include "jitdump/report/flat_index.h"
 #include "jitdump/report/interpreted_frames.h"
+#include "jitdump/report/jit_function_memo.h"
 #include "jitdump/report/jvm_code.h"
 #include "jitdump/report/last_stacks.h"
 #include "jitdump/report/perf_script.h"
@@ -180,6 +181,7 @@ class ProfileReader final : public ScriptSink {
   [[gnu::always_inline]] inline void CountCached(uint8_t flags, uint32_t jvm);
   void Finish(const StackSample& sample, uint32_t process);
   uint32_t JitLocation(Jvm& jvm, size_t record, uint64_t addr);
+  uint32_t JitFunction(const JitLine& frame);
   uint32_t InterpretedLocation(Jvm& jvm, const StackFrame& frame);
   JitFrame ResolveJit(const StackSample& sample, const StackFrame& frame, uint64_t step, Jvm& jvm);
   // `frame` looked up at `step` bytes before its address (1 for a return address).
@@ -216,6 +218,8 @@ class ProfileReader final : public ScriptSink {
     uint32_t id = UINT32_MAX;  // UINT32_MAX: empty
   } process_memo_;  // ProcessFor's last answer
   std::unordered_map<JitKey, uint32_t, JitKeyHash> jit_locations_;
+  JitFunctionMemo jit_functions_;      // JitLocation's functions
+  std::vector<Line> jit_lines_;        // JitLocation's
   // Interpreted frames' locations by (method record, line).
   std::map<std::pair<const TableMethod*, uint32_t>, uint32_t> interpreted_locations_;
   FlatIndex native_frames_;            // (file address, dso) -> location
