@@ -1,5 +1,7 @@
 #include "jitdump/report/perf_data_source.h"
 
+#include <algorithm>
+#include <span>
 #include <unordered_map>
 
 #include "jitdump/perfdata/address_spaces.h"
@@ -126,11 +128,14 @@ class Samples : public pd::RecordSink, public FrameMapper {
     }
     // Frame pointers or no call chain: the reader resolves the raw addresses, asking Map for
     // the ones it has not seen.
-    RawChain(s);
-    out.call_chain = !raw_.empty();
-    if (raw_.empty() && s.has(pd::kSampleIp)) raw_.push_back(RawFrame{s.ip, s.cpumode()});
+    std::span<const RawFrame> frames = RawChain(s);
+    out.call_chain = !frames.empty();
+    if (frames.empty() && s.has(pd::kSampleIp)) {
+      raw_[0] = RawFrame{s.ip, s.cpumode()};
+      frames = std::span<const RawFrame>(raw_.data(), 1);
+    }
     pid_ = s.pid;
-    reader_.AddRaw(out, raw_, *this);
+    reader_.AddRaw(out, frames, *this);
   }
 
   // FrameMapper, for the sample AddRaw is given.
@@ -147,23 +152,24 @@ class Samples : public pd::RecordSink, public FrameMapper {
  private:
   // The sample's call chain into raw_, each address with its cpumode: perf's rule is that a
   // context marker sets the cpumode of the addresses after it; any other marker means the
-  // chain is corrupted, and perf discards it whole (the sample's ip stays).
-  const std::vector<RawFrame>& RawChain(const pd::Sample& s) {
-    raw_.clear();
-    if (!s.has(pd::kSampleCallchain)) return raw_;
+  // chain is corrupted, and perf discards it whole (the sample's ip stays). raw_ keeps the size
+  // of the longest chain so far (one entry at least) and is written in place: a push_back per
+  // frame (its capacity check and size update) was most of what this cost.
+  std::span<const RawFrame> RawChain(const pd::Sample& s) {
+    if (raw_.size() < std::max<size_t>(s.callchain.size(), 1)) raw_.resize(std::max<size_t>(s.callchain.size(), 1));
+    if (!s.has(pd::kSampleCallchain)) return {};
+    RawFrame* const first = raw_.data();
+    RawFrame* out = first;
     uint16_t mode = s.cpumode();
     for (size_t i = 0; i < s.callchain.size(); ++i) {
       const uint64_t ip = s.callchain[i];
       if (pd::IsContextMarker(ip)) {
-        if (!ModeOfMarker(ip, &mode)) {
-          raw_.clear();
-          break;
-        }
+        if (!ModeOfMarker(ip, &mode)) return {};
         continue;
       }
-      raw_.push_back(RawFrame{ip, mode});
+      *out++ = RawFrame{ip, mode};
     }
-    return raw_;
+    return std::span<const RawFrame>(first, static_cast<size_t>(out - first));
   }
 
   // The cpumode a call chain's context marker sets; false for the markers perf 6.1 does not
