@@ -39,7 +39,8 @@ std::string Suffix(FrameKind kind) {
 std::string Expected(const Profile& profile, bool annotate) {
   std::map<std::string, uint64_t> lines;
   for (const Sample& sample : profile.samples) {
-    std::string text = Folded(sample.thread.empty() ? "[unknown]" : sample.thread);
+    const std::string& thread = profile.threads[sample.thread];
+    std::string text = Folded(thread.empty() ? "[unknown]" : thread);
     for (size_t l = sample.locations.size(); l-- > 0;) {
       const Location& location = profile.locations[sample.locations[l]];
       for (size_t k = location.lines.size(); k-- > 0;) {

@@ -100,7 +100,7 @@ TEST(PprofWriterTest, SamplesKeepCountsTimeAndLabels) {
     EXPECT_EQ(s.value(1), static_cast<int64_t>(expected.nanos));
     ASSERT_EQ(s.label_size(), 2);
     EXPECT_EQ(Str(p, s.label(0).key()), "thread");
-    EXPECT_EQ(Str(p, s.label(0).str()), expected.thread);
+    EXPECT_EQ(Str(p, s.label(0).str()), model.threads[expected.thread]);
     EXPECT_EQ(Str(p, s.label(1).key()), "pid");
     EXPECT_EQ(s.label(1).num(), 4242);
   }

@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <string>
 #include <vector>
 
+#include "jitdump/report/profile_check.h"
 #include "jitdump/report/sample_order.h"
 
 namespace jitdump::report {
@@ -35,16 +37,16 @@ TEST(ProfileBuilderTest, MergesIdenticalStacksOfAThreadInPathOrder) {
   EXPECT_EQ(p.samples[0].count, 2u);
   EXPECT_EQ(p.samples[0].nanos, 500u);
   // One path on two threads: two samples next to each other, in either order.
-  const bool first_is_exec_1 = p.samples[1].thread == "http-nio-8080-exec-1";
+  const bool first_is_exec_1 = p.threads[p.samples[1].thread] == "http-nio-8080-exec-1";
   const Sample& exec_1 = p.samples[first_is_exec_1 ? 1 : 2];
   const Sample& exec_2 = p.samples[first_is_exec_1 ? 2 : 1];
   EXPECT_EQ(exec_1.locations, a);
-  EXPECT_EQ(exec_1.thread, "http-nio-8080-exec-1");
+  EXPECT_EQ(p.threads[exec_1.thread], "http-nio-8080-exec-1");
   EXPECT_EQ(exec_1.process, jvm);
   EXPECT_EQ(exec_1.count, 3u);
   EXPECT_EQ(exec_1.nanos, 750u);
   EXPECT_EQ(exec_2.locations, a);
-  EXPECT_EQ(exec_2.thread, "http-nio-8080-exec-2");
+  EXPECT_EQ(p.threads[exec_2.thread], "http-nio-8080-exec-2");
   EXPECT_EQ(exec_2.count, 1u);
   EXPECT_EQ(p.samples[3].locations, other);
   EXPECT_EQ(p.samples[3].process, jvm);
@@ -83,7 +85,7 @@ TEST(ProfileBuilderTest, ManyDistinctStacksEachKeepTheirCounts) {
     ASSERT_EQ(sample.locations.size(), 1 + i % 40) << i;
     EXPECT_EQ(sample.locations.front(), i * 7);
     EXPECT_EQ(sample.count, 3u);
-    EXPECT_EQ(sample.thread, i % 2 ? "main" : "worker");
+    EXPECT_EQ(p.threads[sample.thread], i % 2 ? "main" : "worker");
     if (s > 0) {
       EXPECT_FALSE(PathAfter(p.samples[s - 1], sample)) << s;
     }
@@ -100,6 +102,28 @@ TEST(ProfileBuilderTest, SamplesByPathSortsSamplesOutOfOrder) {
   p.samples[3].locations = {7, 9};
   p.samples[3].process = 1;
   EXPECT_EQ(SamplesByPath(p), (std::vector<uint32_t>{2, 1, 0, 3}));
+}
+
+// What the outputs index is checked before they walk a profile: a sample's locations, process
+// and thread name.
+TEST(ProfileBuilderTest, CheckProfileFindsWhatASampleNamesAndDoesNotExist) {
+  ProfileBuilder b;
+  const uint32_t f = b.AddFunction("f", "", FrameKind::kNative);
+  const uint32_t l = b.AddLocation(0x10, 0, {{f, 0}});
+  b.AddProcess(42, "java", "");
+  b.AddSample({l}, 0, "main", 1, 0);
+  const Profile made = b.Take();
+  ASSERT_EQ(made.threads, std::vector<std::string>{"main"});
+  EXPECT_TRUE(CheckProfile(made).ok());
+  Profile p = made;
+  p.samples[0].thread = 1;
+  EXPECT_FALSE(CheckProfile(p).ok());
+  p = made;
+  p.samples[0].process = 1;
+  EXPECT_FALSE(CheckProfile(p).ok());
+  p = made;
+  p.samples[0].locations = {l + 1};
+  EXPECT_FALSE(CheckProfile(p).ok());
 }
 
 }  // namespace

@@ -40,7 +40,7 @@ json ProfileJson(const Profile& p) {
     out["locations"].push_back({{"address", l.address}, {"mapping", l.mapping}, {"lines", lines}});
   }
   for (const auto& s : p.samples) {
-    out["samples"].push_back({{"locations", s.locations}, {"process", s.process}, {"thread", s.thread},
+    out["samples"].push_back({{"locations", s.locations}, {"process", s.process}, {"thread", p.threads[s.thread]},
                               {"count", s.count}, {"nanos", s.nanos}});
   }
   for (const auto& pr : p.processes) {

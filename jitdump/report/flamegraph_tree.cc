@@ -188,7 +188,7 @@ class SamplePaths {
       // The pseudo frames are made in the order the samples name them, as frame ids break ties
       // between frames of one name, kind and file when they are ranked.
       if (process_level) tokens_.push_back(pseudo.Process(sample.process));
-      if (options.thread_level) tokens_.push_back(pseudo.Thread(sample.thread));
+      if (options.thread_level) tokens_.push_back(pseudo.Thread(profile.threads[sample.thread]));
       for (auto loc = sample.locations.rbegin(); loc != sample.locations.rend(); ++loc) {
         if (lines.Unknown(*loc)) pseudo.Unknown(*loc);
         tokens_.push_back(*loc);

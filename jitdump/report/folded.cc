@@ -50,17 +50,19 @@ class Folder {
       if (options.annotate) text += Suffix(f.kind);
       texts_.push_back(std::move(text));
     }
+    // Each thread's text, made in the order the samples first name the thread.
     std::vector<uint32_t> thread_of(profile.samples.size());
-    std::unordered_map<std::string_view, uint32_t> threads;  // the profile's names -> text
+    std::vector<uint32_t> text_of_thread(profile.threads.size(), kNone);
     for (size_t i = 0; i < profile.samples.size(); ++i) {
-      const std::string& name = profile.samples[i].thread;
-      const auto [it, inserted] = threads.try_emplace(name, static_cast<uint32_t>(texts_.size()));
-      if (inserted) {
+      uint32_t& text = text_of_thread[profile.samples[i].thread];
+      if (text == kNone) {
+        const std::string& name = profile.threads[profile.samples[i].thread];
+        text = static_cast<uint32_t>(texts_.size());
         std::string thread;
         AppendName(thread, name.empty() ? std::string_view("[unknown]") : std::string_view(name));
         texts_.push_back(std::move(thread));
       }
-      thread_of[i] = it->second;
+      thread_of[i] = text;
     }
     RankTokens();
     TokensOfLocations(profile);

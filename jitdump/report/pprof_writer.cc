@@ -139,16 +139,23 @@ void WriteSamples(const Profile& profile, const std::vector<uint32_t>& by_path, 
                   StringTable& strings, ProtoEncoder& out, Scratch& scratch) {
   const int64_t thread_key = strings.Index("thread");
   const int64_t pid_key = strings.Index("pid");
+  // Each thread name's string index, asked for when a sample first names the thread (the
+  // strings are numbered in the order they are first asked for).
+  constexpr int64_t kNotAsked = -1;
+  std::vector<int64_t> thread_strings(profile.threads.size(), kNotAsked);
   for (const uint32_t s : by_path) {
     const Sample& sample = profile.samples[s];
+    const std::string& thread = profile.threads[sample.thread];
     // The labels and the location ids are encoded aside, the values straight into the output
     // (a message's length precedes it, so the parts' lengths are needed first).
     ProtoEncoder& labels = scratch.entry;
     labels.clear();
-    if (!sample.thread.empty()) {
+    if (!thread.empty()) {
+      int64_t& string = thread_strings[sample.thread];
+      if (string == kNotAsked) string = strings.Index(thread);
       scratch.inner.clear();
       scratch.inner.VarintField(field::kLabelKey, thread_key);
-      scratch.inner.VarintField(field::kLabelStr, strings.Index(sample.thread));
+      scratch.inner.VarintField(field::kLabelStr, string);
       labels.MessageField(field::kSampleLabel, scratch.inner);
     }
     if (sample.process < profile.processes.size()) {

@@ -158,10 +158,11 @@ Profile ProfileBuilder::Take() {
     Sample& sample = out.samples.emplace_back();
     const StackTable::Stack stack = stacks_.Get(i, &sample.locations);
     sample.process = stack.process;
-    sample.thread = thread_names_[stack.thread];
+    sample.thread = stack.thread;
     sample.count = stack.count;
     sample.nanos = stack.nanos;
   }
+  out.threads = std::move(thread_names_);
   *this = ProfileBuilder();
   return out;
 }

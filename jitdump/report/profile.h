@@ -70,7 +70,7 @@ struct Location {
 struct Sample {
   std::vector<uint32_t> locations;  // indexes into Profile::locations, leaf first
   uint32_t process = 0;             // index into Profile::processes
-  std::string thread;               // thread name (perf's comm of the sampled thread)
+  uint32_t thread = 0;              // index into Profile::threads
   uint64_t count = 0;
   uint64_t nanos = 0;
 };
@@ -94,6 +94,8 @@ struct Profile {
   std::vector<Location> locations;
   std::vector<Sample> samples;
   std::vector<Process> processes;
+  // The samples' thread names (perf's comm of the sampled thread), each once; "" when unknown.
+  std::vector<std::string> threads;
   uint64_t period_ns = 0;      // nanoseconds per sample (cpu-clock period); 0 when unknown
   uint64_t start_ns = 0;       // perf's time of the first and last sample
   uint64_t end_ns = 0;

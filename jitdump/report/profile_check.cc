@@ -25,6 +25,9 @@ Status CheckProfile(const Profile& profile) {
     if (sample.process >= profile.processes.size() && !(profile.processes.empty() && sample.process == 0)) {
       return Status::Error("profile: a sample names a process that does not exist", 0);
     }
+    if (sample.thread >= profile.threads.size()) {
+      return Status::Error("profile: a sample names a thread that does not exist", 0);
+    }
   }
   return Status::Ok();
 }

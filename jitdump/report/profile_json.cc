@@ -35,8 +35,8 @@ void WriteProfileJson(const Profile& profile, std::ostream& out) {
     return nlohmann::json{{"address", l.address}, {"mapping", l.mapping}, {"lines", std::move(lines)}};
   });
   out << ",\n";
-  WriteArray(out, "samples", profile.samples, [](const Sample& s) {
-    return nlohmann::json{{"locations", s.locations}, {"process", s.process}, {"thread", s.thread},
+  WriteArray(out, "samples", profile.samples, [&](const Sample& s) {
+    return nlohmann::json{{"locations", s.locations}, {"process", s.process}, {"thread", profile.threads[s.thread]},
                           {"count", s.count}, {"nanos", s.nanos}};
   });
   out << ",\n";
