@@ -155,13 +155,13 @@ uint32_t ProfileReader::MappingOf(uint32_t dso) {
 }
 
 uint32_t ProfileReader::JitLocation(Jvm& jvm, size_t record, uint64_t addr) {
-  const JitKey key{jvm.index, static_cast<uint32_t>(record), addr};
-  const auto it = jit_locations_.find(key);
-  if (it != jit_locations_.end()) return it->second;
+  bool inserted;
+  JitLocationEntry& entry = jit_locations_.Insert(JitKey{jvm.index, static_cast<uint32_t>(record), addr}, &inserted);
+  if (!inserted) return entry.value;
   jit_lines_.clear();
   for (const JitLine& frame : jvm.code->Chain(record, addr)) jit_lines_.push_back(Line{JitFunction(frame), frame.line});
   const uint32_t id = builder_.AddLocation(addr, jvm.mapping, jit_lines_);
-  jit_locations_.emplace(key, id);
+  entry.value = id;  // nothing above inserts into jit_locations_: `entry` still stands
   if (jvm.code->undecoded() != 0 && !jvm.warned_undecoded) {
     jvm.warned_undecoded = true;
     stats_.warnings.push_back(Printable(jvm.code->path()) + ": some lines and inline chains left out (over the " +
@@ -557,7 +557,7 @@ void ProfileReader::Finish(const StackSample& sample, uint32_t process) {
 void ProfileReader::ReleaseReadState() {
   jvms_.clear();   // each Jvm and its share of a decoded dump
   dumps_.clear();
-  decltype(jit_locations_)().swap(jit_locations_);  // clear() would keep the buckets
+  jit_locations_.clear();
   jit_functions_.clear();  // its names were views into the dumps
   decltype(jit_lines_)().swap(jit_lines_);
   interpreted_locations_.clear();
