@@ -138,6 +138,9 @@ TEST(ReaderQuery, InlineChainInnermostFirstWithCallLines) {
 // The walk that skips a missed call's subtree names every address as the plain walk does (the
 // same record without subtree_end): random call trees with random ranges, siblings overlapping
 // and callees outside their callers included (a valid record may hold those: they are warnings).
+// Every other round's record is ordered as this agent writes them (each call's ranges ascending,
+// siblings by their first range), where the walk also stops early (InlineBody::ordered); ranges
+// and siblings may still overlap there.
 TEST(ReaderQuery, InlineChainSkipsSubtreesLikeThePlainWalk) {
   std::mt19937 random(99);
   for (int round = 0; round < 200; ++round) {
@@ -151,6 +154,8 @@ TEST(ReaderQuery, InlineChainSkipsSubtreesLikeThePlainWalk) {
     const std::vector<std::string_view> names(name_texts.begin(), name_texts.end());
     std::vector<Builder::Call> calls;
     std::vector<Builder::Range> ranges;
+    const bool ordered = round % 2 == 1;
+    std::vector<uint32_t> sibling_start(42, 0);  // ordered: the first start of the last call at each depth
     uint32_t depth = 0;
     const int count = 1 + static_cast<int>(random() % 40);
     for (int c = 0; c < count; ++c) {
@@ -158,8 +163,18 @@ TEST(ReaderQuery, InlineChainSkipsSubtreesLikeThePlainWalk) {
       const uint32_t range_count = 1 + random() % 3;
       const uint32_t callee = static_cast<uint32_t>(random() % functions);
       calls.push_back({depth, range_count, callee, 10 + static_cast<uint32_t>(c), 0});
+      uint32_t start = ordered ? sibling_start[depth] + static_cast<uint32_t>(random() % 0x20) : 0;
+      if (ordered) {
+        sibling_start[depth] = start;
+        sibling_start[depth + 1] = 0;  // this call's own calls start afresh
+      }
       for (uint32_t r = 0; r < range_count; ++r) {
-        ranges.push_back({static_cast<uint32_t>(random() % 0x100), 1 + static_cast<uint32_t>(random() % 0x40)});
+        if (ordered) {
+          if (r > 0) start += static_cast<uint32_t>(random() % 0x30);
+        } else {
+          start = static_cast<uint32_t>(random() % 0x100);
+        }
+        ranges.push_back({start, 1 + static_cast<uint32_t>(random() % 0x40)});
       }
     }
     Builder b;
@@ -169,11 +184,15 @@ TEST(ReaderQuery, InlineChainSkipsSubtreesLikeThePlainWalk) {
     b.Load(2, 0x10000, 0x180, 0, "F0");
     const JitDump dump = Parse(b.bytes());
     ASSERT_TRUE(dump.records[0].valid) << "round " << round;
+    if (ordered) {
+      ASSERT_TRUE(dump.records[0].inline_info()->ordered) << "round " << round;
+    }
     JitDump plain = Parse(b.bytes());
     auto* info = const_cast<InlineBody*>(plain.records[0].inline_info());
     ASSERT_NE(info, nullptr);
     ASSERT_EQ(info->subtree_end.size(), calls.size());
     info->subtree_end.clear();  // the walk then takes every call
+    info->ordered = false;      // and every range
     for (uint64_t addr = 0x10000; addr < 0x10180; ++addr) {
       const std::vector<InlineFrame> skipping = InlineChain(dump, 1, addr);
       const std::vector<InlineFrame> walked = InlineChain(plain, 1, addr);

@@ -78,6 +78,11 @@ struct InlineBody {
   // subtree_end[i] = index of the first call after call i's own inlined calls (the next one no
   // deeper than it; calls.size() for none), so that a walk skips what a call does not contain.
   std::vector<uint32_t> subtree_end;
+  // Every call has ranges, each call's ranges ascend by start, and each call's siblings come in
+  // the order of their first range's start (as this agent writes them: inline_tree.h). A walk
+  // then stops reading a call's ranges at the first that starts past the offset, and leaves a
+  // call's remaining siblings at the first that does: none of them can hold it.
+  bool ordered = false;
   uint32_t max_depth = 0;  // deepest inline nesting (1 = calls made by the outer function)
 };
 

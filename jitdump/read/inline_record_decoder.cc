@@ -17,6 +17,28 @@
 namespace jitdump {
 namespace {
 
+// InlineBody::ordered for a decoded body (its calls, ranges, range_begin and subtree_end).
+bool Ordered(const InlineBody& info) {
+  const size_t n = info.calls.size();
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t begin = info.range_begin[i];
+    const uint64_t count = info.calls[i].range_count;
+    if (count == 0 || begin + count > info.ranges.size()) return false;
+    for (uint64_t k = begin + 1; k < begin + count; ++k) {
+      if (info.ranges[k].start_offset < info.ranges[k - 1].start_offset) return false;
+    }
+    const size_t sibling = info.subtree_end[i];  // the next call not inside this one's
+    if (sibling < n && info.calls[sibling].depth == info.calls[i].depth) {
+      const uint64_t sibling_begin = info.range_begin[sibling];
+      if (info.calls[sibling].range_count == 0 || sibling_begin >= info.ranges.size() ||
+          info.ranges[sibling_begin].start_offset < info.ranges[begin].start_offset) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 // Collects the record's errors (which make it invalid) and warnings.
 class InlineProblems {
  public:
@@ -258,6 +280,7 @@ void DecodeInlineRecord(const RecordBytes& b, uint64_t off, uint64_t total, Reco
   for (uint32_t i = 0; i < counts.range_count; ++i, p += sizeof(SamplyRangeRecord)) {
     info.ranges[i] = b.Read<SamplyRangeRecord>(p);
   }
+  info.ordered = Ordered(info);
   if (problems.ok() && ranges_used == counts.range_count) CheckRangesNest(info, ranges_at, problems);
 
   info.lines.resize(counts.line_record_count);

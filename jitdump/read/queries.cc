@@ -98,11 +98,15 @@ void InlineChain(const JitDump& dump, size_t load_index, uint64_t addr, std::vec
   // (`hits`) and how deep the open path is (`open`), and reads a call's ranges only when its
   // parent is a hit (this runs for every JIT frame of a profile that is resolved).
   // A call that does not contain offset is passed over with its whole subtree (subtree_end):
-  // none of its calls can, and a large method's list is mostly such subtrees.
+  // none of its calls can, and a large method's list is mostly such subtrees. In an ordered
+  // record (InlineBody::ordered), a call's ranges are read up to the first that starts past
+  // offset, and a call that starts past offset ends the walk through its parent's calls.
   std::vector<uint32_t> chain;  // call indexes, outermost first
   size_t open = 0;              // depths of the current DFS path
   size_t hits = 0;              // the path's depths [0, hits) contain offset
   const bool can_skip = info->subtree_end.size() == info->calls.size();
+  const bool ordered = can_skip && info->ordered;
+  std::vector<uint32_t> at_depth(ordered ? info->max_depth + size_t{1} : 0);  // the last call met at each depth
   for (size_t i = 0; i < info->calls.size();) {
     const SamplyInlineCallRecord& c = info->calls[i];
     const size_t depth = c.depth;
@@ -111,14 +115,22 @@ void InlineChain(const JitDump& dump, size_t load_index, uint64_t addr, std::vec
     bool hit = false;
     if (hits == depth) {  // the parent (or none at depth 0) contains offset
       const uint64_t begin = info->range_begin[i];
+      if (ordered && info->ranges[begin].start_offset > offset) {
+        // This call and the parent's calls after it all start past offset.
+        i = depth == 0 ? info->calls.size() : info->subtree_end[at_depth[depth - 1]];
+        open = depth;
+        continue;
+      }
       for (uint64_t k = begin; k < begin + c.range_count && k < info->ranges.size(); ++k) {
         const SamplyRangeRecord& r = info->ranges[k];
+        if (ordered && r.start_offset > offset) break;
         if (offset >= r.start_offset && offset - r.start_offset < r.size) {
           hit = true;
           break;
         }
       }
     }
+    if (ordered) at_depth[depth] = static_cast<uint32_t>(i);
     open = depth + 1;
     if (hit) hits = depth + 1;
     if (hit && depth == chain.size()) chain.push_back(static_cast<uint32_t>(i));
