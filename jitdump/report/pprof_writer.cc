@@ -143,26 +143,33 @@ void WriteSamples(const Profile& profile, const std::vector<uint32_t>& by_path, 
   // strings are numbered in the order they are first asked for).
   constexpr int64_t kNotAsked = -1;
   std::vector<int64_t> thread_strings(profile.threads.size(), kNotAsked);
+  // Which thread and process the labels were encoded for last: a sample's neighbours in path
+  // order mostly have the same, and keep them as they are.
+  uint64_t labels_of = UINT64_MAX;
   for (const uint32_t s : by_path) {
     const Sample& sample = profile.samples[s];
-    const std::string& thread = profile.threads[sample.thread];
     // The labels and the location ids are encoded aside, the values straight into the output
     // (a message's length precedes it, so the parts' lengths are needed first).
     ProtoEncoder& labels = scratch.entry;
-    labels.clear();
-    if (!thread.empty()) {
-      int64_t& string = thread_strings[sample.thread];
-      if (string == kNotAsked) string = strings.Index(thread);
-      scratch.inner.clear();
-      scratch.inner.VarintField(field::kLabelKey, thread_key);
-      scratch.inner.VarintField(field::kLabelStr, string);
-      labels.MessageField(field::kSampleLabel, scratch.inner);
-    }
-    if (sample.process < profile.processes.size()) {
-      scratch.inner.clear();
-      scratch.inner.VarintField(field::kLabelKey, pid_key);
-      scratch.inner.VarintField(field::kLabelNum, profile.processes[sample.process].pid);
-      labels.MessageField(field::kSampleLabel, scratch.inner);
+    if (const uint64_t thread_and_process = uint64_t{sample.thread} << 32 | sample.process;
+        thread_and_process != labels_of) {
+      labels_of = thread_and_process;
+      labels.clear();
+      const std::string& thread = profile.threads[sample.thread];
+      if (!thread.empty()) {
+        int64_t& string = thread_strings[sample.thread];
+        if (string == kNotAsked) string = strings.Index(thread);
+        scratch.inner.clear();
+        scratch.inner.VarintField(field::kLabelKey, thread_key);
+        scratch.inner.VarintField(field::kLabelStr, string);
+        labels.MessageField(field::kSampleLabel, scratch.inner);
+      }
+      if (sample.process < profile.processes.size()) {
+        scratch.inner.clear();
+        scratch.inner.VarintField(field::kLabelKey, pid_key);
+        scratch.inner.VarintField(field::kLabelNum, profile.processes[sample.process].pid);
+        labels.MessageField(field::kSampleLabel, scratch.inner);
+      }
     }
     ProtoEncoder& ids = scratch.packed;
     ids.clear();
