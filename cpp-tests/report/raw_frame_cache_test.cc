@@ -1,10 +1,15 @@
 // RawFrameCache: the reader's per-raw-frame cache keeps one entry per distinct key (every part
-// of the key tells entries apart) and keeps them all as it grows.
+// of the key tells entries apart) and keeps them all as it grows (onto huge pages past 2 MiB:
+// huge_pages.h, whose blocks are checked here too).
 #include "jitdump/report/raw_frame_cache.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "jitdump/report/huge_pages.h"
 
 namespace jitdump::report {
 namespace {
@@ -53,6 +58,28 @@ TEST(RawFrameCacheTest, KeepsEveryEntryAsItGrows) {
   cache.clear();
   EXPECT_EQ(cache.size(), 0u);
   EXPECT_EQ(cache.Find({0x7f0000000000ull, 0, 2, 0}), nullptr);
+}
+
+TEST(RawFrameCacheTest, HugeBlocksAreWholeAlignedHugePages) {
+  // A block of a huge page or more starts at one and is written through to its rounded end.
+  for (const size_t bytes : {kHugePageBytes, kHugePageBytes + 1, 3 * kHugePageBytes - 8}) {
+    std::unique_ptr<uint8_t[], HugeDeleter> block(static_cast<uint8_t*>(AllocateHuge(bytes)));
+    ASSERT_NE(block, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(block.get()) % kHugePageBytes, 0u) << bytes;
+    const size_t rounded = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+    for (size_t i = 0; i < rounded; i += 4096) block[i] = static_cast<uint8_t>(i >> 12);
+    block[rounded - 1] = 0xff;
+    EXPECT_EQ(block[rounded - 1], 0xff);
+  }
+  // The allocator's vectors: small ones from the usual allocator, large ones huge, each
+  // value-initialized when it grows (the flat tables rely on empty slots being zero).
+  std::vector<uint64_t, HugePageAllocator<uint64_t>> small(100);
+  std::vector<uint64_t, HugePageAllocator<uint64_t>> large(kHugePageBytes / sizeof(uint64_t) + 1);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(large.data()) % kHugePageBytes, 0u);
+  for (uint64_t v : small) ASSERT_EQ(v, 0u);
+  for (uint64_t v : large) ASSERT_EQ(v, 0u);
+  large.resize(3 * large.size());
+  for (uint64_t v : large) ASSERT_EQ(v, 0u);
 }
 
 }  // namespace

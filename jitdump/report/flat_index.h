@@ -1,12 +1,15 @@
 // Open-addressing hash tables for the report's per-frame caches (frame address -> profile
 // location), which every frame of every sample looks up. One flat array, linear probing, no
 // allocation per entry, power-of-two capacity grown at half full: a lookup is one or two cache
-// lines, where std::unordered_map chases a node per entry.
+// lines, where std::unordered_map chases a node per entry. A table of megabytes is on huge
+// pages (huge_pages.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "jitdump/report/huge_pages.h"
 
 namespace jitdump::report {
 
@@ -63,14 +66,14 @@ class FlatTable {
   size_t size() const { return size_; }
   // Empties the table and frees its memory.
   void clear() {
-    entries_ = std::vector<Entry>();
+    entries_ = std::vector<Entry, HugePageAllocator<Entry>>();
     size_ = 0;
     mask_ = 0;
   }
 
  private:
   void Grow() {
-    std::vector<Entry> old;
+    std::vector<Entry, HugePageAllocator<Entry>> old;
     old.swap(entries_);
     entries_.resize(old.empty() ? kInitialSlots : 2 * old.size());
     mask_ = entries_.size() - 1;
@@ -82,7 +85,7 @@ class FlatTable {
     }
   }
 
-  std::vector<Entry> entries_;
+  std::vector<Entry, HugePageAllocator<Entry>> entries_;
   size_t mask_ = 0;
   size_t size_ = 0;
 };
