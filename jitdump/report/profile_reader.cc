@@ -175,10 +175,11 @@ uint32_t ProfileReader::JitFunction(const JitLine& frame) {
     return frame.java_name ? builder_.AddFunction(JavaFrameName(frame.function), frame.file, frame.kind)
                            : builder_.AddFunction(frame.function, frame.file, frame.kind);
   };
-  if (frame.function.size() > UINT32_MAX || frame.file.size() > UINT32_MAX) return add();  // the memo's sizes are 32-bit
+  // The memo keeps sizes in 32 bits.
+  if (frame.function.size() > UINT32_MAX || frame.file.size() > UINT32_MAX) return add();
   bool inserted;
-  JitFunctionEntry& entry = jit_functions_.Insert(JitFunctionKey{frame.function, frame.file, frame.kind, frame.java_name},
-                                                  &inserted);
+  const JitFunctionKey key{frame.function, frame.file, frame.kind, frame.java_name};
+  JitFunctionEntry& entry = jit_functions_.Insert(key, &inserted);
   if (inserted) entry.value = add();  // the builder touches no memo entry
   return entry.value;
 }

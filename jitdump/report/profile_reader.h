@@ -149,7 +149,9 @@ class ProfileReader final : public ScriptSink {
     bool Is(const JitKey& k) const { return addr == k.addr && jvm == k.jvm && record == k.record; }
     JitKey key() const { return {jvm, record, addr}; }
     static JitLocationEntry Of(const JitKey& k) { return {k.addr, k.jvm, k.record, 0, true}; }
-    static uint64_t Hash(const JitKey& k) { return MixBits(k.addr ^ (uint64_t{k.jvm} << 32 | k.record) * 0x9E3779B97F4A7C15ull); }
+    static uint64_t Hash(const JitKey& k) {
+      return MixBits(k.addr ^ (uint64_t{k.jvm} << 32 | k.record) * 0x9E3779B97F4A7C15ull);
+    }
   };
   // What resolving a JIT frame found, cached per (JVM, address) while the JVM's code map at
   // the samples' time stays the same (LoadTimeline::Epoch).
