@@ -19,6 +19,7 @@ struct ProfileReader::Jvm {
   std::unique_ptr<InterpretedFrames> interpreted;
   uint32_t interpreted_mapping = 0;  // the profile's mapping for them: "[interpreted] DUMP"
   bool warned_undecoded = false;     // that some of its lines and inline chains were left out
+  FlatIndex locations;               // JitLocation's: (address, load record) -> location
 };
 
 namespace {
@@ -156,12 +157,12 @@ uint32_t ProfileReader::MappingOf(uint32_t dso) {
 
 uint32_t ProfileReader::JitLocation(Jvm& jvm, size_t record, uint64_t addr) {
   bool inserted;
-  JitLocationEntry& entry = jit_locations_.Insert(JitKey{jvm.index, static_cast<uint32_t>(record), addr}, &inserted);
+  FlatIndex::Entry& entry = jvm.locations.Insert(addr, static_cast<uint32_t>(record), &inserted);
   if (!inserted) return entry.value;
   jit_lines_.clear();
   for (const JitLine& frame : jvm.code->Chain(record, addr)) jit_lines_.push_back(Line{JitFunction(frame), frame.line});
   const uint32_t id = builder_.AddLocation(addr, jvm.mapping, jit_lines_);
-  entry.value = id;  // nothing above inserts into jit_locations_: `entry` still stands
+  entry.value = id;  // nothing above inserts into jvm.locations: `entry` still stands
   if (jvm.code->undecoded() != 0 && !jvm.warned_undecoded) {
     jvm.warned_undecoded = true;
     stats_.warnings.push_back(Printable(jvm.code->path()) + ": some lines and inline chains left out (over the " +
@@ -558,7 +559,6 @@ void ProfileReader::Finish(const StackSample& sample, uint32_t process) {
 void ProfileReader::ReleaseReadState() {
   jvms_.clear();   // each Jvm and its share of a decoded dump
   dumps_.clear();
-  jit_locations_.clear();
   jit_functions_.clear();  // its names were views into the dumps
   decltype(jit_lines_)().swap(jit_lines_);
   interpreted_locations_.clear();

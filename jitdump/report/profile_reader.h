@@ -134,25 +134,6 @@ class ProfileReader final : public ScriptSink {
 
  private:
   struct Jvm;  // one marker's dump, loaded on first use
-  // A JIT location's key: the JVM, the load record and the address looked up.
-  struct JitKey {
-    uint32_t jvm = 0;
-    uint32_t record = 0;
-    uint64_t addr = 0;
-  };
-  struct JitLocationEntry {
-    uint64_t addr = 0;
-    uint32_t jvm = 0;
-    uint32_t record = 0;
-    uint32_t value = 0;  // the location
-    bool used = false;
-    bool Is(const JitKey& k) const { return addr == k.addr && jvm == k.jvm && record == k.record; }
-    JitKey key() const { return {jvm, record, addr}; }
-    static JitLocationEntry Of(const JitKey& k) { return {k.addr, k.jvm, k.record, 0, true}; }
-    static uint64_t Hash(const JitKey& k) {
-      return MixBits(k.addr ^ (uint64_t{k.jvm} << 32 | k.record) * 0x9E3779B97F4A7C15ull);
-    }
-  };
   // What resolving a JIT frame found, cached per (JVM, address) while the JVM's code map at
   // the samples' time stays the same (LoadTimeline::Epoch).
   struct JitFrame {
@@ -227,7 +208,6 @@ class ProfileReader final : public ScriptSink {
     int64_t marker = 0;
     uint32_t id = UINT32_MAX;  // UINT32_MAX: empty
   } process_memo_;  // ProcessFor's last answer
-  FlatTable<JitLocationEntry, JitKey, 1024> jit_locations_;
   JitFunctionMemo jit_functions_;      // JitLocation's functions
   std::vector<Line> jit_lines_;        // JitLocation's
   // Interpreted frames' locations by (method record, line).
