@@ -116,7 +116,7 @@ class PseudoFrames {
  public:
   PseudoFrames(const Profile& profile, FrameTable& frames)
       : profile_(profile), frames_(frames), processes_(profile.processes.size() + 1, kNone),
-        unknown_(profile.locations.size(), kNone) {}
+        threads_(profile.threads.size(), kNone), unknown_(profile.locations.size(), kNone) {}
 
   uint32_t Process(uint32_t index) {
     const size_t slot = index < profile_.processes.size() ? index : profile_.processes.size();
@@ -127,10 +127,13 @@ class PseudoFrames {
     }
     return id;
   }
-  uint32_t Thread(const std::string& thread) {
-    const auto [it, inserted] = threads_.try_emplace(thread, kNone);
-    if (inserted) it->second = frames_.Pseudo(thread.empty() ? "[unknown thread]" : thread, "thread");
-    return it->second;
+  uint32_t Thread(uint32_t index) {
+    uint32_t& id = threads_[index];
+    if (id == kNone) {
+      const std::string& thread = profile_.threads[index];
+      id = frames_.Pseudo(thread.empty() ? "[unknown thread]" : thread, "thread");
+    }
+    return id;
   }
   uint32_t Unknown(uint32_t location) {
     uint32_t& id = unknown_[location];
@@ -142,7 +145,7 @@ class PseudoFrames {
   const Profile& profile_;
   FrameTable& frames_;
   std::vector<uint32_t> processes_;  // by process index; the last: no process
-  std::unordered_map<std::string_view, uint32_t> threads_;  // keys are the profile's thread names
+  std::vector<uint32_t> threads_;    // by thread index (Profile::threads: each name once)
   std::vector<uint32_t> unknown_;    // by location index
 };
 
@@ -188,7 +191,7 @@ class SamplePaths {
       // The pseudo frames are made in the order the samples name them, as frame ids break ties
       // between frames of one name, kind and file when they are ranked.
       if (process_level) tokens_.push_back(pseudo.Process(sample.process));
-      if (options.thread_level) tokens_.push_back(pseudo.Thread(profile.threads[sample.thread]));
+      if (options.thread_level) tokens_.push_back(pseudo.Thread(sample.thread));
       for (auto loc = sample.locations.rbegin(); loc != sample.locations.rend(); ++loc) {
         if (lines.Unknown(*loc)) pseudo.Unknown(*loc);
         tokens_.push_back(*loc);
