@@ -1,10 +1,12 @@
 // Writes the crafted jitdump files the CLI tests run on into DIR, plus DIR/manifest.json that
-// names, for every corrupt file, the byte offset and message `jitdump check` must report.
+// names, for every corrupt file, the byte offset and message `jitdump check` must report, and
+// the crafted perf.data files `jitdump perfdata` runs on.
 #include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "cpp-tests/perfdata/perf_data_builder.h"
 #include "cpp-tests/reader_test_builder.h"
 #include "jitdump/write/method_table_file.h"
 
@@ -224,6 +226,22 @@ int main(int argc, char** argv) {
     b.PatchU32(at + 20, 4);  // file_list_size: "A.java\0" needs 8 (7 padded); claim 4
     ok &= Write(dir + "/samply-padding.dump", b.bytes());
     expects.push_back({"samply-padding.dump", at + 48, "samply file list"});
+  }
+
+  {
+    // A system-wide recording's sample in a task that is exiting: the kernel could no longer
+    // name its thread and wrote tid 0xffffffff, which perf script prints as -1.
+    namespace pd = jitdump::perfdata;
+    pd::testing::PerfDataBuilder b;
+    b.AddEvent(pd::kSampleIp | pd::kSampleTid | pd::kSampleTime | pd::kSampleCpu | pd::kSamplePeriod, {}, "cpu-clock");
+    b.Comm(4366, 4366, "java", true, {4366, 4366, 100, 0});
+    pd::testing::SampleFields f;
+    f.ip = 0x401000;
+    f.pid = 4366;
+    f.tid = 0xffffffff;
+    f.time = 200;
+    b.Sample(0, f);
+    ok &= Write(dir + "/exiting-task.data", b.File());
   }
 
   std::string manifest = "[\n";

@@ -465,6 +465,17 @@ def scenario_records(d):
     expect_rc(["records", f], 2)  # --json is the only format
 
 
+def scenario_perfdata_ids(d):
+    """`jitdump perfdata --records --json`: process and thread ids as perf prints them (pid_t),
+    so a sample the kernel took in an exiting task it could no longer name says tid -1."""
+    out, _ = expect_rc(["perfdata", "--json", "--records", os.path.join(d, "exiting-task.data")], 0)
+    records = [json.loads(line) for line in out.splitlines()]
+    samples = [r for r in records if r.get("type") == "SAMPLE"]
+    comms = [r for r in records if r.get("type") == "COMM"]
+    expect(len(samples) == 1 and samples[0]["pid"] == 4366 and samples[0]["tid"] == -1, f"samples: {samples}")
+    expect(len(comms) == 1 and comms[0]["tid"] == 4366 and comms[0]["sample_id"]["tid"] == 4366, f"comms: {comms}")
+
+
 def scenario_methods(d):
     """`jitdump methods`: a method table read whole (from its path or from its dump's), JSON and
     text agree, a cut table gives what it holds and exit 1, a dump is no table."""

@@ -63,11 +63,15 @@ std::string SampleTypeText(uint64_t type) {
   return out;
 }
 
+// A process or thread id as the kernel means it and perf prints it: a pid_t, where -1 is a task
+// the kernel could no longer name (a sample taken while the task exits).
+int32_t PidT(uint32_t id) { return static_cast<int32_t>(id); }
+
 Json SampleIdJson(const pd::SampleId& id) {
   Json out = Json::object();
   if (id.has_tid()) {
-    out["pid"] = id.pid;
-    out["tid"] = id.tid;
+    out["pid"] = PidT(id.pid);
+    out["tid"] = PidT(id.tid);
   }
   if (id.has_time()) out["time"] = id.time;
   if (id.fields & pd::kSampleCpu) out["cpu"] = id.cpu;
@@ -87,8 +91,8 @@ class Printer : public pd::RecordSink {
     if (!print_) return;
     Json j = {{"type", "SAMPLE"}, {"event", reader_.recording().events[s.event].name}};
     if (s.has(pd::kSampleTid)) {
-      j["pid"] = s.pid;
-      j["tid"] = s.tid;
+      j["pid"] = PidT(s.pid);
+      j["tid"] = PidT(s.tid);
     }
     if (s.has(pd::kSampleTime)) j["time"] = s.time;
     if (s.has(pd::kSampleCpu)) j["cpu"] = s.cpu;
@@ -125,7 +129,7 @@ class Printer : public pd::RecordSink {
     spaces_.OnMmap(m);
     ++counts[m.mmap2 ? "MMAP2" : "MMAP"];
     if (!print_) return;
-    Json j = {{"type", m.mmap2 ? "MMAP2" : "MMAP"}, {"pid", m.pid},  {"tid", m.tid},   {"start", m.start},
+    Json j = {{"type", m.mmap2 ? "MMAP2" : "MMAP"}, {"pid", PidT(m.pid)},  {"tid", PidT(m.tid)},   {"start", m.start},
               {"len", m.len},                        {"pgoff", m.pgoff}, {"prot", m.prot}, {"cpumode", m.cpumode()},
               {"filename", std::string(m.filename)}};
     if (!m.build_id.empty()) j["build_id"] = HexString(m.build_id);
@@ -137,8 +141,8 @@ class Printer : public pd::RecordSink {
     ++counts["COMM"];
     if (!print_) return;
     Emit({{"type", "COMM"},
-          {"pid", c.pid},
-          {"tid", c.tid},
+          {"pid", PidT(c.pid)},
+          {"tid", PidT(c.tid)},
           {"exec", c.exec},
           {"comm", std::string(c.comm)},
           {"sample_id", SampleIdJson(c.sample_id)}});
@@ -148,10 +152,10 @@ class Printer : public pd::RecordSink {
     ++counts[t.fork ? "FORK" : "EXIT"];
     if (!print_) return;
     Emit({{"type", t.fork ? "FORK" : "EXIT"},
-          {"pid", t.pid},
-          {"ppid", t.ppid},
-          {"tid", t.tid},
-          {"ptid", t.ptid},
+          {"pid", PidT(t.pid)},
+          {"ppid", PidT(t.ppid)},
+          {"tid", PidT(t.tid)},
+          {"ptid", PidT(t.ptid)},
           {"time", t.time},
           {"sample_id", SampleIdJson(t.sample_id)}});
   }

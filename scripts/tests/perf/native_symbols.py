@@ -20,7 +20,7 @@ from support.checks import check
 
 MMAP = re.compile(r"PERF_RECORD_MMAP2? (-?\d+)/(-?\d+): \[0x([0-9a-f]+)\(0x([0-9a-f]+)\) @ (?:0x)?([0-9a-f]+)[^\]]*\]: "
                   r"(\S+) (.*)$")
-SAMPLE = re.compile(r"^\S.*?\s+(\d+)/(\d+)\s")
+SAMPLE = re.compile(r"^\S.*?\s+(-?\d+)/(-?\d+)\s")
 FRAME = re.compile(r"^\s+([0-9a-f]+) (.*) \((.*)\)$")
 
 

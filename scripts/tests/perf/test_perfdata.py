@@ -17,7 +17,7 @@ from support.checks import check, figure, log
 from .profile_diff import guessed_cut_length
 from .runs import fresh, run
 
-HEADER = re.compile(r"^\s*(\d+)\s+(\d+)\.(\d+):\s+(\S+):\s*([0-9a-f]+)?")
+HEADER = re.compile(r"^\s*(-?\d+)\s+(\d+)\.(\d+):\s+(\S+):\s*([0-9a-f]+)?")
 END_OF_STACK = 2**64 - 1
 MARKERS = 2**64 - 4095
 CONTEXTS = {2**64 - 32, 2**64 - 128, 2**64 - 512}  # PERF_CONTEXT_HV, _KERNEL, _USER
