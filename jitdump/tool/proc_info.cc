@@ -185,6 +185,17 @@ bool MapsLibjvm(uint32_t pid) {
   return found;
 }
 
+std::string AttachSocketPath(uint32_t pid, const ProcessCredentials& credentials) {
+  return "/proc/" + std::to_string(pid) + "/root/tmp/.java_pid" + std::to_string(credentials.nspid);
+}
+
+int64_t ForeignAttachSocketOwner(uint32_t pid, const ProcessCredentials& credentials) {
+  struct stat st {};
+  // lstat: the last component is the user's to choose; only its metadata is read.
+  if (::lstat(AttachSocketPath(pid, credentials).c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) return -1;
+  return st.st_uid == credentials.euid ? -1 : static_cast<int64_t>(st.st_uid);
+}
+
 bool HasJvmFlag(uint32_t pid, const std::string& flag) {
   bool found = false;
   ForEachLine(ReadProc(pid, "cmdline", 4 << 20), '\0', [&](std::string_view arg) { found = found || arg == flag; });

@@ -38,6 +38,14 @@ bool MapsAgentLibrary(uint32_t pid);
 // Whether it maps libjvm.so (a HotSpot JVM).
 bool MapsLibjvm(uint32_t pid);
 
+// HotSpot's attach socket for the process, /tmp/.java_pid<nspid> in its mount namespace, as
+// this process reaches it (through /proc/PID/root).
+std::string AttachSocketPath(uint32_t pid, const ProcessCredentials& credentials);
+// The uid owning a socket at that path when it is not the process's user, else -1: a socket left
+// by an earlier process of the same pid that was killed, which HotSpot cannot remove from the
+// sticky /tmp at its start and which no attach gets through.
+int64_t ForeignAttachSocketOwner(uint32_t pid, const ProcessCredentials& credentials);
+
 // Whether `flag` ("-XX:+DebugNonSafepoints") is on the command line or in JAVA_TOOL_OPTIONS,
 // JDK_JAVA_OPTIONS or _JAVA_OPTIONS.
 bool HasJvmFlag(uint32_t pid, const std::string& flag);

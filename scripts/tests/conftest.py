@@ -59,6 +59,24 @@ def pytest_configure(config):
         signal.signal(sig, interrupt)
 
 
+def pytest_sessionstart(session):
+    reap_stale_attach_sockets()
+
+
+def reap_stale_attach_sockets() -> None:
+    """Removes HotSpot attach sockets (/tmp/.java_pid<N>) whose process is gone. The suite kills
+    JVMs with SIGKILL (crash and cleanup paths), which leaves them behind; with pid_max at 32768
+    pids come round, and a stale socket of another user at a new JVM's pid blocks every attach to
+    it (the JVM cannot remove it from the sticky /tmp): the root-visit tests failed that way."""
+    for path in Path("/tmp").glob(".java_pid*"):
+        pid = path.name[len(".java_pid"):]
+        try:
+            if pid.isdigit() and path.is_socket() and not Path(f"/proc/{pid}").exists():
+                path.unlink()
+        except OSError:
+            pass
+
+
 def pytest_collection_finish(session):
     registered = session.config.getoption("registered")
     if registered is None:

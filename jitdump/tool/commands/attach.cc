@@ -235,6 +235,16 @@ int Attach(const Invocation& in) {
     if (reply.response_code == 0) {
       return Fail("the JVM did not load " + Printable(agent) + " (its answer is above): nothing will be written");
     }
+    if (!reply.response_code) {
+      if (const int64_t owner = ForeignAttachSocketOwner(pid, target); owner >= 0) {
+        const std::string socket = "/tmp/.java_pid" + std::to_string(target.nspid);
+        return Fail(socket + " (in the JVM's mount namespace) belongs to uid " + std::to_string(owner) +
+                    ", not to the JVM's user (uid " + std::to_string(target.euid) +
+                    "): an earlier process with this pid was killed and left it, and the JVM cannot replace it in "
+                    "the sticky /tmp, so no attach reaches the JVM. Remove it (as root: rm " +
+                    AttachSocketPath(pid, target) + ") and attach again");
+      }
+    }
     return Fail("the attach failed (jattach exit " + std::to_string(reply.exit_status) + ", response code " +
                 (reply.response_code ? std::to_string(*reply.response_code) : std::string("none")) + ")");
   }

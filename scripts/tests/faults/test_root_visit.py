@@ -25,6 +25,10 @@ home directory, JDK, /tmp entries and dumps are hostile, and has root do what an
    SIGBUS; and a report with a 64 MiB dump budget stays within it (peak RSS), saying so.
 7. `root-visit-markers`: 2,000 and 8,000 exec+marker pairs of one pid: the report's time grows
    about linearly (8,000 take less than 8x the time of 2,000, plus a second).
+8. `root-visit-stale-socket`: root's attach socket at the user's JVM's pid, as a root JVM killed
+   with an earlier turn of that pid leaves it (the user's JVM cannot remove it from the sticky
+   /tmp): `jitdump-attach` fails naming the socket, its owner and the command that removes it;
+   once removed, the attach works.
 """
 from __future__ import annotations
 
@@ -34,6 +38,7 @@ import pty
 import pwd
 import shutil
 import signal
+import socket
 import stat
 import struct
 import subprocess
@@ -476,3 +481,30 @@ def test_root_visit_markers(ctx, alice):
     check(seconds[8000] < 8 * seconds[2000] + 1.0,
           f"[markers-superlinear] 4x the markers took {seconds[8000] / max(seconds[2000], 1e-3):.1f}x the time")
 
+
+
+def test_root_visit_stale_socket(ctx, alice, cleanup):
+    jvm = start_spin(ctx, alice, cleanup)
+    stale = Path(f"/tmp/.java_pid{jvm.pid}")
+    check(not stale.exists(), f"{stale} exists before the first attach")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:  # root's, mode 0600: as HotSpot leaves it
+        s.bind(str(stale))
+    os.chmod(stale, 0o600)
+    cleanup.remove(stale)
+    jit = alice.home / "jit"
+    alice.run("mkdir", jit)
+
+    def attach() -> subprocess.CompletedProcess:
+        r = subprocess.run([str(ctx.scripts / "bin" / "attach"), "--agent", str(ctx.agent), "--timeout", "30",
+                            str(jvm.pid), f"dir={jit}"], capture_output=True, text=True, timeout=120)
+        log(f"$ jitdump-attach {jvm.pid} dir={jit}: exit {r.returncode}\n{r.stdout}{r.stderr}".rstrip())
+        return r
+
+    r = attach()
+    check(r.returncode != 0 and f"/tmp/.java_pid{jvm.pid} (in the JVM's mount namespace) belongs to uid 0" in r.stderr
+          and f"rm /proc/{jvm.pid}/root/tmp/.java_pid{jvm.pid}" in r.stderr,
+          "[stale-socket] the attach should fail naming the stale socket, its owner and how to remove it", r.stderr)
+    stale.unlink()
+    r = attach()
+    check(r.returncode == 0 and (jit / f"jit-{jvm.pid}.dump").exists(),
+          "the attach after the stale socket was removed should start the agent", r.stdout + r.stderr)
