@@ -11,6 +11,13 @@ from support.checks import check
 from support.jitdump import Dump, Tool
 from support.jvm import Jvm
 
+# JVM flags for a test that checks that the code the workload's phase 2 compiles after its gate
+# (Work$P, $Q, $R) is in the dump: -Xbatch compiles in the calling thread when a method reaches
+# its threshold, so that code is compiled long before phase 2 ends however busy the machine. A
+# background compile can lose the race against the JVM's exit on a loaded 2-core machine
+# (faults-same_pid-temurin-25 failed so once in a full run).
+PHASE2_COMPILED = ["-Xbatch"]
+
 
 class FaultContext:
     def __init__(self, build, jvm: Jvm, tool: Tool, work: Path, rng, long: bool):

@@ -20,6 +20,8 @@ from support.checks import check, log
 from support.jvm import wait_line
 from support.output import agent_lines, dumps_in
 
+from .conftest import PHASE2_COMPILED
+
 ROUNDS = 3000
 
 
@@ -27,7 +29,7 @@ ROUNDS = 3000
 def test_attach_sequences(ctx) -> None:
     expected = ctx.expected_output(ROUNDS)
     gate = ctx.work / "gate"
-    jvm_args = ["-XX:+EnableDynamicAgentLoading"] if ctx.jvm.jdk.feature >= 21 else []
+    jvm_args = PHASE2_COMPILED + (["-XX:+EnableDynamicAgentLoading"] if ctx.jvm.jdk.feature >= 21 else [])
     proc = ctx.jvm.start("Work", ROUNDS, "return", gate, jvm_args=jvm_args)
     wait_line(proc, "READY", timeout=120)
 

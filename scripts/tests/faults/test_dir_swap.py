@@ -27,6 +27,8 @@ from support.jvm import wait_line
 from support.output import agent_lines, read_stats
 from support.prereq import require_command, require_root
 
+from .conftest import PHASE2_COMPILED
+
 ROUNDS = 3000
 NOBODY = 65534
 
@@ -60,7 +62,8 @@ def test_dir_swap(ctx) -> None:
     victim.mkdir(mode=0o700)
 
     gate = ctx.work / "gate"
-    proc = ctx.start_java(f"dir={out},perfmap={out},stats={out}/stats.json", "Work", ROUNDS, "return", gate)
+    proc = ctx.start_java(f"dir={out},perfmap={out},stats={out}/stats.json", "Work", ROUNDS, "return", gate,
+                         jvm_args=PHASE2_COMPILED)
     pid = proc.pid
     for name in ("stats.json", f"perf-{pid}.map", f"jit-{pid}.dump"):
         (victim / name).write_text(f"root's own {name}\n")

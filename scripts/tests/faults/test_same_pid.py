@@ -33,6 +33,8 @@ from support.jvm import wait_line
 from support.namespaces import require
 from support.output import agent_lines
 
+from .conftest import PHASE2_COMPILED
+
 ROUNDS = 3000
 
 
@@ -48,7 +50,7 @@ def test_same_pid(ctx) -> None:
     def start():
         return ctx.jvm.spawn(["unshare", "--pid", "--fork", "--mount-proc",
                               *ctx.java_cmd(options, "Work", ROUNDS, "return", gate,
-                                           jvm_args=["-XX:-UsePerfData"])])  # hsperfdata collides too
+                                           jvm_args=["-XX:-UsePerfData", *PHASE2_COMPILED])])  # hsperfdata collides too
 
     a = start()
     wait_line(a, "READY", timeout=120)

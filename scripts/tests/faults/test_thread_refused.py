@@ -25,6 +25,8 @@ from support.checks import check, log
 from support.jvm import wait_line
 from support.output import agent_lines, dumps_in
 
+from .conftest import PHASE2_COMPILED
+
 ROUNDS = 3000
 
 
@@ -46,7 +48,7 @@ def test_thread_refused(ctx, build) -> None:
     check(shim.is_file(), f"the shim is not built at {shim}: ninja -C {build.dir}")
     expected = ctx.expected_output(ROUNDS)
     env = {"LD_PRELOAD": str(shim), "WRITER_FAULTS_LIBRARY": "libjitdumpagent", "WRITER_FAULTS_PTHREAD_FAIL": "1"}
-    jvm_args = ["-XX:+EnableDynamicAgentLoading"] if ctx.jvm.jdk.feature >= 21 else []
+    jvm_args = PHASE2_COMPILED + (["-XX:+EnableDynamicAgentLoading"] if ctx.jvm.jdk.feature >= 21 else [])
 
     # The masks HotSpot gives its threads, without the agent (the shim preloaded all the same).
     gate = ctx.work / "gate-baseline"
