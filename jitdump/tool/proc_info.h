@@ -42,8 +42,8 @@ bool MapsLibjvm(uint32_t pid);
 // this process reaches it (through /proc/PID/root).
 std::string AttachSocketPath(uint32_t pid, const ProcessCredentials& credentials);
 // The uid owning a socket at that path when it is not the process's user, else -1: a socket left
-// by an earlier process of the same pid that was killed, which HotSpot cannot remove from the
-// sticky /tmp at its start and which no attach gets through.
+// by a killed process that had the same pid before (or planted by that uid), which HotSpot
+// cannot remove from the sticky /tmp at its start and which no attach gets through.
 int64_t ForeignAttachSocketOwner(uint32_t pid, const ProcessCredentials& credentials);
 
 // Whether `flag` ("-XX:+DebugNonSafepoints") is on the command line or in JAVA_TOOL_OPTIONS,

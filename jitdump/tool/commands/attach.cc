@@ -240,8 +240,9 @@ int Attach(const Invocation& in) {
         const std::string socket = "/tmp/.java_pid" + std::to_string(target.nspid);
         return Fail(socket + " (in the JVM's mount namespace) belongs to uid " + std::to_string(owner) +
                     ", not to the JVM's user (uid " + std::to_string(target.euid) +
-                    "): an earlier process with this pid was killed and left it, and the JVM cannot replace it in "
-                    "the sticky /tmp, so no attach reaches the JVM. Remove it (as root: rm " +
+                    "): a process that had this pid before was killed and left it (or that user put it there), "
+                    "and the JVM cannot replace it in the sticky /tmp, so no attach reaches the JVM. Remove it "
+                    "(as root: rm " +
                     AttachSocketPath(pid, target) + ") and attach again");
       }
     }

@@ -129,8 +129,14 @@ class Printer : public pd::RecordSink {
     spaces_.OnMmap(m);
     ++counts[m.mmap2 ? "MMAP2" : "MMAP"];
     if (!print_) return;
-    Json j = {{"type", m.mmap2 ? "MMAP2" : "MMAP"}, {"pid", PidT(m.pid)},  {"tid", PidT(m.tid)},   {"start", m.start},
-              {"len", m.len},                        {"pgoff", m.pgoff}, {"prot", m.prot}, {"cpumode", m.cpumode()},
+    Json j = {{"type", m.mmap2 ? "MMAP2" : "MMAP"},
+              {"pid", PidT(m.pid)},
+              {"tid", PidT(m.tid)},
+              {"start", m.start},
+              {"len", m.len},
+              {"pgoff", m.pgoff},
+              {"prot", m.prot},
+              {"cpumode", m.cpumode()},
               {"filename", std::string(m.filename)}};
     if (!m.build_id.empty()) j["build_id"] = HexString(m.build_id);
     j["sample_id"] = SampleIdJson(m.sample_id);
