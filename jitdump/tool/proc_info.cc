@@ -185,15 +185,28 @@ bool MapsLibjvm(uint32_t pid) {
   return found;
 }
 
+std::string AttachSocketName(const ProcessCredentials& credentials) {
+  return ".java_pid" + std::to_string(credentials.nspid);
+}
+
 std::string AttachSocketPath(uint32_t pid, const ProcessCredentials& credentials) {
-  return "/proc/" + std::to_string(pid) + "/root/tmp/.java_pid" + std::to_string(credentials.nspid);
+  return "/proc/" + std::to_string(pid) + "/root/tmp/" + AttachSocketName(credentials);
 }
 
 int64_t ForeignAttachSocketOwner(uint32_t pid, const ProcessCredentials& credentials) {
+  // The process's /tmp is its user's to arrange (a container's root): neither it nor the socket
+  // is followed if it is a link; only the socket's metadata is read.
+  const int root = ::open(("/proc/" + std::to_string(pid) + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0) return -1;
+  const int tmp = ::openat(root, "tmp", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  ::close(root);
+  if (tmp < 0) return -1;
   struct stat st {};
-  // lstat: the last component is the user's to choose; only its metadata is read.
-  if (::lstat(AttachSocketPath(pid, credentials).c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) return -1;
-  return st.st_uid == credentials.euid ? -1 : static_cast<int64_t>(st.st_uid);
+  const bool socket = ::fstatat(tmp, AttachSocketName(credentials).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                      S_ISSOCK(st.st_mode);
+  ::close(tmp);
+  if (!socket || st.st_uid == credentials.euid) return -1;
+  return static_cast<int64_t>(st.st_uid);
 }
 
 bool HasJvmFlag(uint32_t pid, const std::string& flag) {

@@ -38,8 +38,9 @@ bool MapsAgentLibrary(uint32_t pid);
 // Whether it maps libjvm.so (a HotSpot JVM).
 bool MapsLibjvm(uint32_t pid);
 
-// HotSpot's attach socket for the process, /tmp/.java_pid<nspid> in its mount namespace, as
-// this process reaches it (through /proc/PID/root).
+// HotSpot's attach socket for the process: its name in /tmp in the process's mount namespace
+// (.java_pid<nspid>), and its path as this process reaches it (through /proc/PID/root).
+std::string AttachSocketName(const ProcessCredentials& credentials);
 std::string AttachSocketPath(uint32_t pid, const ProcessCredentials& credentials);
 // The uid owning a socket at that path when it is not the process's user, else -1: a socket left
 // by a killed process that had the same pid before (or planted by that uid), which HotSpot

@@ -237,8 +237,7 @@ int Attach(const Invocation& in) {
     }
     if (!reply.response_code) {
       if (const int64_t owner = ForeignAttachSocketOwner(pid, target); owner >= 0) {
-        const std::string socket = "/tmp/.java_pid" + std::to_string(target.nspid);
-        return Fail(socket + " (in the JVM's mount namespace) belongs to uid " + std::to_string(owner) +
+        return Fail("/tmp/" + AttachSocketName(target) + " (in the JVM's mount namespace) belongs to uid " + std::to_string(owner) +
                     ", not to the JVM's user (uid " + std::to_string(target.euid) +
                     "): a process that had this pid before was killed and left it (or that user put it there), "
                     "and the JVM cannot replace it in the sticky /tmp, so no attach reaches the JVM. Remove it "
