@@ -326,6 +326,68 @@ TEST_F(KernelLookupTest, AnotherKernelUsesPerfsCachedCopyElseNothing) {
   EXPECT_EQ(s.Files()[0].found_how, "kallsyms-cache");
 }
 
+// perf record's copy of this kernel's kallsyms, made in another boot (its _text 0x200000
+// lower), where ext4 was loaded elsewhere.
+std::string CopyFromAnotherBoot(bool hidden = false) {
+  std::string copy =
+      "ffffffff80e00000 T _stext\n"
+      "ffffffff80e00000 T _text\n"
+      "ffffffff80e00040 t local_text\n"
+      "ffffffff80e00080 W weak_fn\n"
+      "ffffffff80e00100 T do_syscall_64\n"
+      "ffffffff80e00200 D some_data\n"
+      "ffffffffc0005000 t ext4_fn\t[ext4]\n";
+  if (hidden) {
+    for (size_t line = 0; line < copy.size(); line = copy.find('\n', line) + 1) copy.replace(line, 16, 16, '0');
+  }
+  return copy;
+}
+
+TEST_F(KernelLookupTest, ImageAddressesOfThisKernelAreNamedFromPerfsCopy) {
+  Write(dir_ / "cache" / "[kernel.kallsyms]" / "aabbccdd" / "kallsyms", CopyFromAnotherBoot());
+  Symbolizer s(options_);
+  // Recorded in the copy's boot, reported in this one.
+  s.SetRecordingKernel({host_id_, 0xffffffff80e00000, "6.1.0-test"});
+  s.WantKernel({0xffffffff80e00104, 0xffffffff80e00044});
+  const Lookup l = s.FindKernel(0xffffffff80e00104);
+  EXPECT_EQ(l.frames.back().function, "do_syscall_64");
+  EXPECT_EQ(l.frames.back().offset, 4u);
+  EXPECT_EQ(NameAt(s, 0xffffffff80e00044), "local_text");
+  EXPECT_EQ(s.Files()[0].found_how, "kallsyms-cache");
+  EXPECT_EQ(s.Files()[0].problem, "");
+}
+
+TEST_F(KernelLookupTest, AnAddressOutsideTheImageReadsThisKernelsKallsyms) {
+  Write(dir_ / "cache" / "[kernel.kallsyms]" / "aabbccdd" / "kallsyms", CopyFromAnotherBoot());
+  // A module's address (modules load where each boot puts them), past the image's last symbol,
+  // before its _text: each is named from /proc/kallsyms, as perf names it.
+  for (const uint64_t outside : {uint64_t{0xffffffffc0005004}, uint64_t{0xffffffff80e00204}, uint64_t{0xffffffff80d00000}}) {
+    Symbolizer s(options_);
+    s.SetRecordingKernel({host_id_, 0xffffffff80e00000, "6.1.0-test"});
+    s.WantKernel({0xffffffff80e00104, outside});
+    EXPECT_EQ(NameAt(s, 0xffffffff80e00104), "do_syscall_64");
+    EXPECT_EQ(s.Files()[0].found_how, "kallsyms") << std::hex << outside;
+  }
+}
+
+TEST_F(KernelLookupTest, AHiddenCopyOrARecordingWithoutItsTextReadsThisKernelsKallsyms) {
+  Write(dir_ / "cache" / "[kernel.kallsyms]" / "aabbccdd" / "kallsyms", CopyFromAnotherBoot(/*hidden=*/true));
+  {
+    Symbolizer s(options_);
+    s.SetRecordingKernel({host_id_, 0xffffffff80e00000, "6.1.0-test"});
+    s.WantKernel({0xffffffff80e00104});
+    EXPECT_EQ(NameAt(s, 0xffffffff80e00104), "do_syscall_64");
+    EXPECT_EQ(s.Files()[0].found_how, "kallsyms");
+  }
+  Write(dir_ / "cache" / "[kernel.kallsyms]" / "aabbccdd" / "kallsyms", CopyFromAnotherBoot());
+  Symbolizer s(options_);
+  // Without the recording's _text the copy's boot cannot be told from this one.
+  s.SetRecordingKernel({host_id_, 0, "6.1.0-test"});
+  s.WantKernel({0xffffffff81000104});
+  EXPECT_EQ(NameAt(s, 0xffffffff81000104), "do_syscall_64");
+  EXPECT_EQ(s.Files()[0].found_how, "kallsyms");
+}
+
 TEST_F(KernelLookupTest, AnAddressNotWantedReadsTheWholeFile) {
   Symbolizer s(options_);
   s.SetRecordingKernel({host_id_, 0xffffffff81000000, "6.1.0-test"});

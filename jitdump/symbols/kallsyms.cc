@@ -93,6 +93,7 @@ class Parser {
     // perf drops x86-64's entry trampoline symbols (the trampolines name the text they map).
     if (name == "__entry_SYSCALL_64_trampoline") return true;
     if (Added() >= kMaxKallsymsSymbols) return false;
+    if (module.empty()) out_->image_last = std::max(out_->image_last, address);
     if (wanted_ == nullptr) {
       builder_.Add(address, 0, BindingOfType(type), name, /*spelled=*/true, /*module=*/!module.empty());
     } else {

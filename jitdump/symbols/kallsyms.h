@@ -25,6 +25,10 @@ struct Kallsyms {
   // file again whole.
   bool needs_full_read = false;
   uint64_t text = 0;     // the address of _text in the file (perf's relocation reference); 0 when absent
+  // The highest start among the kernel image's symbols (not a module's, a BPF program's or a
+  // trampoline's), whether or not `table` holds it: below it, and from _text on, an address is
+  // named by two of the image's symbols (the one it is in, the next one for its end).
+  uint64_t image_last = 0;
   bool hidden = false;   // every address is 0: the kernel hides them (kptr_restrict, not root)
   // Modules' address ranges, for the DSO a module symbol belongs to ("[ext4]").
   struct Module {

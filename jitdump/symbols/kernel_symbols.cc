@@ -48,7 +48,10 @@ void KernelSymbols::Load(FileLocator& locator) {
   std::string error;
   std::string problem;
   if (SameKernel(&why)) {
-    if (Read(kallsyms_path_, &error)) {
+    if (ReadImageFromCopy(locator)) {
+      report_.found_at = report_.symbols_from = locator.KallsymsCachePath(build_id_);
+      report_.found_how = report_.symbols_how = SourceName(Source::kKallsymsCache);
+    } else if (Read(kallsyms_path_, &error)) {
       report_.found_at = report_.symbols_from = kallsyms_path_;
       report_.found_how = report_.symbols_how = SourceName(Source::kKallsyms);
       if (build_id_.empty() && os_release_.empty()) problem = "the recording names no kernel: this machine's taken";
@@ -81,6 +84,25 @@ void KernelSymbols::Want(std::vector<uint64_t> addresses) {
   std::sort(addresses.begin(), addresses.end());
   addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
   wanted_ = std::move(addresses);
+}
+
+bool KernelSymbols::ReadImageFromCopy(FileLocator& locator) {
+  if (wanted_.empty() || build_id_.empty() || text_address_ == 0) return false;
+  const std::string copy = locator.KallsymsCachePath(build_id_);
+  std::string error;
+  if (copy.empty() || !Read(copy, &error) || kallsyms_.text == 0) {
+    kallsyms_ = Kallsyms();
+    return false;
+  }
+  const uint64_t delta = kallsyms_.text - text_address_;
+  for (const uint64_t address : wanted_) {
+    const uint64_t at = address + delta;
+    if (at < kallsyms_.text || at >= kallsyms_.image_last) {
+      kallsyms_ = Kallsyms();
+      return false;
+    }
+  }
+  return true;
 }
 
 bool KernelSymbols::Read(const std::string& path, std::string* error) {
