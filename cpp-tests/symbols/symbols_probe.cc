@@ -4,7 +4,7 @@
 //
 //   symbols_probe [--buildid-dir DIR] [--debug-dir DIR]... [--root DIR] [--no-inline]
 //                 [--kallsyms FILE] [--kernel-notes FILE] [--os-release R] [--max-dwarf-mb N]
-//                 [--repeat N]
+//                 [--repeat N] [--want-kernel]
 //
 // Requests (tab-separated; hexadecimal numbers without 0x; "-" for an empty build id/release):
 //   kernel  BUILD_ID  TEXT_ADDRESS  OS_RELEASE        the recording's kernel (no answer)
@@ -14,6 +14,9 @@
 // At the end of input: {"files": [FileReport as objects]}.
 // --repeat N: every lookup is made N times (answered once) and the time the lookups took is
 // printed on stderr ("lookups N seconds S"), for measurements.
+// --want-kernel: the kernel addresses are announced (WantKernel) before the first is looked up,
+// as `jitdump report` announces them: the kernel's symbols are read only for them, from perf's
+// kallsyms copy when all are in the kernel image.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -69,6 +72,7 @@ int main(int argc, char** argv) {
   jitdump::symbols::Options options;
   bool default_debug_dirs = true;
   uint64_t repeat = 1;
+  bool want_kernel = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> std::string {
@@ -90,6 +94,7 @@ int main(int argc, char** argv) {
     else if (arg == "--os-release") options.os_release = value();
     else if (arg == "--max-dwarf-mb") options.max_dwarf_bytes = std::stoull(value()) << 20;
     else if (arg == "--repeat") repeat = std::max<uint64_t>(1, std::stoull(value()));
+    else if (arg == "--want-kernel") want_kernel = true;
     else {
       std::cerr << "symbols_probe: unknown argument " << arg << "\n";
       return 2;
@@ -98,10 +103,16 @@ int main(int argc, char** argv) {
   jitdump::symbols::Symbolizer symbolizer(options);
   std::vector<uint8_t> kernel_build_id;
   std::string kernel_release;
-  std::string line;
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(std::cin, line);) lines.push_back(line);
+  std::vector<uint64_t> kernel_addresses;
+  for (const std::string& line : lines) {
+    const std::vector<std::string> f = Split(line);
+    if (f[0] == "kaddr" && f.size() == 2) kernel_addresses.push_back(Hex(f[1]));
+  }
   uint64_t lookups = 0;
   std::chrono::duration<double> spent{0};
-  while (std::getline(std::cin, line)) {
+  for (const std::string& line : lines) {
     const std::vector<std::string> f = Split(line);
     if (f[0] == "kernel" && f.size() == 4) {
       kernel_build_id = Bytes(f[1]);
@@ -119,6 +130,10 @@ int main(int argc, char** argv) {
       lookups += repeat;
       std::cout << Answer(found).dump() << "\n";
     } else if (f[0] == "kaddr" && f.size() == 2) {
+      if (want_kernel) {
+        symbolizer.WantKernel(std::move(kernel_addresses));
+        want_kernel = false;
+      }
       const uint64_t address = Hex(f[1]);
       const auto t0 = std::chrono::steady_clock::now();
       for (uint64_t i = 1; i < repeat; ++i) symbolizer.FindKernel(address);

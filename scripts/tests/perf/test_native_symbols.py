@@ -66,6 +66,43 @@ def check_chains(result, dso_suffix: str, what: str, min_checked: int) -> int:
     return max((len(c) for c in ours), default=0)
 
 
+def kallsyms_image(path: Path) -> tuple[int, int]:
+    """A kallsyms file's _text and the highest start of a kernel image symbol perf keeps (text,
+    weak, data, bss; not a module's, whose lines end in a tab and "[module]")."""
+    text, last = 0, 0
+    for line in path.read_text(errors="replace").splitlines():
+        parts = line.split(maxsplit=2)
+        if len(parts) < 3 or "\t" in parts[2]:
+            continue
+        address = int(parts[0], 16)
+        if parts[2] == "_text":
+            text = address
+        if parts[1].upper() in "TWDB":
+            last = max(last, address)
+    return text, last
+
+
+def check_kernel_from_copy(probe: Path, data: Path, env: dict, home: Path, script: str) -> None:
+    """The kernel addresses announced before the first lookup, as `jitdump report` announces
+    them: named from the kallsyms copy the `perf record` left in its build-id cache when every one
+    is in the kernel image (else from /proc/kallsyms), and named as perf names them from
+    /proc/kallsyms either way."""
+    announced = compare(probe, data, env, ["--buildid-dir", home / ".debug", "--want-kernel"], script=script)
+    check_names(announced, "JVM, the kernel addresses announced")
+    kernel = announced.file("[kernel.kallsyms]")
+    check(kernel.get("build_id"), "the recording names its kernel's build id", str(kernel))
+    copy = home / ".debug" / "[kernel.kallsyms]" / kernel["build_id"] / "kallsyms"
+    check(copy.is_file(), f"perf record (without -N) left its kallsyms copy at {copy}", str(kernel))
+    # Recorded in this boot, the copy made now: its addresses are the recording's.
+    text, image_last = kallsyms_image(copy)
+    addresses = [address for dso, address, _ in announced.requests.values() if dso == "[kernel.kallsyms]"]
+    in_image = sum(text <= a < image_last for a in addresses)
+    expected = "kallsyms-cache" if in_image == len(addresses) else "kallsyms"
+    log(f"kernel addresses announced: {in_image} of {len(addresses)} in the image, named from {kernel['found_how']}")
+    check(kernel["found_how"] == expected,
+          f"kernel symbols from {expected} ({in_image} of {len(addresses)} addresses in the image)", str(kernel))
+
+
 @pytest.mark.meson(every_jdk=True)
 def test_native_symbols_jvm(build, jvm, work):
     """A JVM's libjvm.so, libc, JNI libraries, vdso and kernel frames: named as perf names them;
@@ -77,8 +114,10 @@ def test_native_symbols_jvm(build, jvm, work):
     env = perf.env(home)
     data = work / "perf.data"
     record(jvm.command("symbols.NativeMix", "6"), data, env)
-    result = compare(probe, data, env, ["--buildid-dir", home / ".debug"])
+    script = perf_script(data, env)
+    result = compare(probe, data, env, ["--buildid-dir", home / ".debug"], script=script)
     check_names(result, "JVM")
+    check_kernel_from_copy(probe, data, env, home, script)
     libjvm = next((d for d in result.compared if d.endswith("/libjvm.so")), None)
     check(libjvm is not None, "no libjvm.so frames in the recording")
     figure("native_symbols.jvm.libjvm_addresses", result.compared[libjvm])
