@@ -370,6 +370,22 @@ TEST_F(KernelLookupTest, AnAddressOutsideTheImageReadsThisKernelsKallsyms) {
   }
 }
 
+TEST_F(KernelLookupTest, AnAddressPastTheRecordedKernelMapReadsThisKernelsKallsyms) {
+  Write(dir_ / "cache" / "[kernel.kallsyms]" / "aabbccdd" / "kallsyms", CopyFromAnotherBoot());
+  Symbolizer s(options_);
+  // The recording mapped the kernel up to 0x...140: an address past it is not the image's
+  // text, whatever the copy's symbols say, and the copy is not read.
+  s.SetRecordingKernel({host_id_, 0xffffffff80e00000, "6.1.0-test", 0xffffffff80e00140});
+  s.WantKernel({0xffffffff80e00104, 0xffffffff80e00150});
+  EXPECT_EQ(NameAt(s, 0xffffffff80e00104), "do_syscall_64");
+  EXPECT_EQ(s.Files()[0].found_how, "kallsyms");
+  Symbolizer within(options_);
+  within.SetRecordingKernel({host_id_, 0xffffffff80e00000, "6.1.0-test", 0xffffffff80e00140});
+  within.WantKernel({0xffffffff80e00104});
+  EXPECT_EQ(NameAt(within, 0xffffffff80e00104), "do_syscall_64");
+  EXPECT_EQ(within.Files()[0].found_how, "kallsyms-cache");
+}
+
 TEST_F(KernelLookupTest, AHiddenCopyOrARecordingWithoutItsTextReadsThisKernelsKallsyms) {
   Write(dir_ / "cache" / "[kernel.kallsyms]" / "aabbccdd" / "kallsyms", CopyFromAnotherBoot(/*hidden=*/true));
   {

@@ -21,6 +21,7 @@ void SymbolizedNames::SetKernelOnce() {
     if (entry.filename == "[kernel.kallsyms]") kernel.build_id = entry.id;
   }
   kernel.text_address = kernel_text_;
+  kernel.text_end = kernel_text_end_;
   kernel.os_release = recording_.features.os_release;
   symbolizer_.SetRecordingKernel(kernel);
 }

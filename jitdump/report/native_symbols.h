@@ -24,9 +24,12 @@ class SymbolizedNames final : public NativeSymbols {
   // `recording` (its BUILD_ID and OSRELEASE features) must outlive this.
   SymbolizedNames(const perfdata::Recording& recording, symbols::Options options = {});
 
-  // The address of _text the recording saw (the pgoff of its "[kernel.kallsyms]_text" MMAP):
-  // before the first lookup.
-  void SetKernelText(uint64_t text_address) { kernel_text_ = text_address; }
+  // The address of _text the recording saw (the pgoff of its "[kernel.kallsyms]_text" MMAP)
+  // and where that MMAP ends: before the first lookup.
+  void SetKernelText(uint64_t text_address, uint64_t text_end) {
+    kernel_text_ = text_address;
+    kernel_text_end_ = text_end;
+  }
 
   // A stream (perf record -o - | jitdump report -) is read while its processes run: a file
   // inside a container's root or one deleted since is found only while its process lives
@@ -68,6 +71,7 @@ class SymbolizedNames final : public NativeSymbols {
   std::vector<size_t> first_{0};
   std::vector<NativeName> names_;
   uint64_t kernel_text_ = 0;
+  uint64_t kernel_text_end_ = 0;
   bool kernel_set_ = false;
 };
 

@@ -81,7 +81,7 @@ class Samples : public pd::RecordSink, public FrameMapper {
     spaces_.OnMmap(m);
     // perf's relocation reference for kallsyms: where the recording's kernel had _text.
     if (names_ != nullptr && m.cpumode() == pd::kCpumodeKernel && m.filename == "[kernel.kallsyms]_text") {
-      names_->SetKernelText(m.pgoff);
+      names_->SetKernelText(m.pgoff, m.start + m.len > m.start ? m.start + m.len : 0);
     }
     if (processes_ != nullptr) processes_->OnEvent(MmapEvent(m));
   }

@@ -9,6 +9,7 @@ namespace jitdump::symbols {
 void KernelSymbols::Configure(const Kernel& kernel, const Options& options) {
   build_id_.assign(kernel.build_id.begin(), kernel.build_id.end());
   text_address_ = kernel.text_address;
+  text_end_ = kernel.text_end;
   os_release_ = std::string(kernel.os_release);
   kallsyms_path_ = options.kallsyms;
   notes_path_ = options.kernel_notes;
@@ -88,6 +89,8 @@ void KernelSymbols::Want(std::vector<uint64_t> addresses) {
 
 bool KernelSymbols::ReadImageFromCopy(FileLocator& locator) {
   if (wanted_.empty() || build_id_.empty() || text_address_ == 0) return false;
+  // An address past the recording's kernel map (a module's) rules the copy out before it is read.
+  if (text_end_ > text_address_ && (wanted_.front() < text_address_ || wanted_.back() >= text_end_)) return false;
   const std::string copy = locator.KallsymsCachePath(build_id_);
   std::string error;
   if (copy.empty() || !Read(copy, &error) || kallsyms_.text == 0) {

@@ -60,6 +60,7 @@ class KernelSymbols {
 
   std::vector<uint8_t> build_id_;
   uint64_t text_address_ = 0;
+  uint64_t text_end_ = 0;  // the end of the recording's kernel map; 0: not known
   std::string os_release_;
   std::string kallsyms_path_ = "/proc/kallsyms";
   std::string notes_path_ = "/sys/kernel/notes";

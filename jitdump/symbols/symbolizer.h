@@ -49,12 +49,14 @@ struct Mapping {
 };
 
 // The recording's kernel: [kernel.kallsyms]'s build id (BUILD_ID feature), the address of
-// _text it saw (the pgoff of its "[kernel.kallsyms]_text" MMAP: perf's relocation reference)
-// and HEADER_OSRELEASE. Any may be empty or 0 when the recording lacks it.
+// _text it saw (the pgoff of its "[kernel.kallsyms]_text" MMAP: perf's relocation reference),
+// HEADER_OSRELEASE and where that MMAP ends (perf 6.1 maps the image's text up to _etext, or up
+// to the first module). Any may be empty or 0 when the recording lacks it.
 struct Kernel {
   std::span<const uint8_t> build_id;
   uint64_t text_address = 0;
   std::string_view os_release;
+  uint64_t text_end = 0;
 };
 
 struct Frame {
