@@ -106,8 +106,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> lines;
   for (std::string line; std::getline(std::cin, line);) lines.push_back(line);
   std::vector<uint64_t> kernel_addresses;
-  for (const std::string& line : lines) {
-    const std::vector<std::string> f = Split(line);
+  for (size_t i = 0; want_kernel && i < lines.size(); ++i) {
+    const std::vector<std::string> f = Split(lines[i]);
     if (f[0] == "kaddr" && f.size() == 2) kernel_addresses.push_back(Hex(f[1]));
   }
   uint64_t lookups = 0;

@@ -49,8 +49,9 @@ void KernelSymbols::Load(FileLocator& locator) {
   std::string error;
   std::string problem;
   if (SameKernel(&why)) {
-    if (ReadImageFromCopy(locator)) {
-      report_.found_at = report_.symbols_from = locator.KallsymsCachePath(build_id_);
+    std::string copy;
+    if (ReadImageFromCopy(locator, &copy)) {
+      report_.found_at = report_.symbols_from = copy;
       report_.found_how = report_.symbols_how = SourceName(Source::kKallsymsCache);
     } else if (Read(kallsyms_path_, &error)) {
       report_.found_at = report_.symbols_from = kallsyms_path_;
@@ -87,25 +88,20 @@ void KernelSymbols::Want(std::vector<uint64_t> addresses) {
   wanted_ = std::move(addresses);
 }
 
-bool KernelSymbols::ReadImageFromCopy(FileLocator& locator) {
+bool KernelSymbols::ReadImageFromCopy(FileLocator& locator, std::string* path) {
   if (wanted_.empty() || build_id_.empty() || text_address_ == 0) return false;
   // An address past the recording's kernel map (a module's) rules the copy out before it is read.
   if (text_end_ > text_address_ && (wanted_.front() < text_address_ || wanted_.back() >= text_end_)) return false;
-  const std::string copy = locator.KallsymsCachePath(build_id_);
+  *path = locator.KallsymsCachePath(build_id_);
   std::string error;
-  if (copy.empty() || !Read(copy, &error) || kallsyms_.text == 0) {
-    kallsyms_ = Kallsyms();
-    return false;
-  }
+  bool image = !path->empty() && Read(*path, &error) && kallsyms_.text != 0;
   const uint64_t delta = kallsyms_.text - text_address_;
-  for (const uint64_t address : wanted_) {
-    const uint64_t at = address + delta;
-    if (at < kallsyms_.text || at >= kallsyms_.image_last) {
-      kallsyms_ = Kallsyms();
-      return false;
-    }
+  for (size_t i = 0; image && i < wanted_.size(); ++i) {
+    const uint64_t at = wanted_[i] + delta;
+    image = at >= kallsyms_.text && at < kallsyms_.image_last;
   }
-  return true;
+  if (!image) kallsyms_ = Kallsyms();
+  return image;
 }
 
 bool KernelSymbols::Read(const std::string& path, std::string* error) {

@@ -53,8 +53,8 @@ class KernelSymbols {
   // sizeable share of a report's CPU (~25 ms of system time on a 2-vCPU VM). Modules, BPF
   // programs and trampolines load where each boot puts them: an address outside the image,
   // an address not wanted, a hidden or unreadable copy, or a recording that does not say where
-  // its _text was: false, and /proc/kallsyms is read.
-  bool ReadImageFromCopy(FileLocator& locator);
+  // its _text was: false, and /proc/kallsyms is read. `path`: the copy's.
+  bool ReadImageFromCopy(FileLocator& locator, std::string* path);
   // One kallsyms file, filtered by wanted_ when set (read again whole when that cannot be exact).
   bool Read(const std::string& path, std::string* error);
 
