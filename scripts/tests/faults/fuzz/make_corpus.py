@@ -307,6 +307,9 @@ def symbols_seeds(layouts: str) -> dict:
     out = {
         "kallsyms": b"ffffffff81000000 T _text\nffffffff81000100 t local\nffffffff81000200 W weak\n"
                     b"ffffffffc0001000 t modfn\t[ext4]\n0000000000000000 A percpu\n",
+        # The kernel image alone: the symbols fuzzer reads it as perf's kallsyms copy too.
+        "kallsyms-image": b"ffffffff81000000 T _text\nffffffff81000100 t local\nffffffff81000200 W weak\n"
+                          b"ffffffff81000300 T _etext\n",
         "notes": struct.pack("<III", 4, 20, 3) + b"GNU\0" + bytes(range(20)),
     }
     vdso = own_vdso()

@@ -1,10 +1,12 @@
 // libFuzzer target: jitdump/symbols on hostile input. The input is read as an ELF file (its
 // build id, debuglink, damage check, .symtab/.dynsym/PLT symbols with perf's rules, the
 // MiniDebugInfo inside it, its DWARF inline chains), through the whole Symbolizer (the file
-// looked up by path as a mapping's file), and as kallsyms text (whole, and filtered by some
-// addresses: the same names for them) and kernel notes. Besides no crash / leak / UB /
-// unbounded memory, it checks the table's promises: a symbol found covers the address, and a
-// lookup's frames are never empty.
+// looked up by path as a mapping's file), as kallsyms text (whole, and filtered by some
+// addresses: the same names for them; and as perf's copy of kallsyms in a build-id cache: the
+// same names as without the copy) and kernel notes. Besides no crash / leak / UB / unbounded
+// memory, it checks the table's promises: a symbol found covers the address, and a lookup's
+// frames are never empty.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -138,6 +140,106 @@ void Symbolize(const uint8_t* data, size_t size) {
   unlink(path.c_str());
 }
 
+// The kernel's symbols through the copy `perf record` keeps in its build-id cache
+// (KernelSymbols::ReadImageFromCopy): the input is both that copy and this machine's kallsyms,
+// the recording's kernel this machine's (notes with the same build id), its _text moved from
+// the file's by an amount the input picks, its map ending at or past the image's last symbol or
+// before it. Whether the copy is taken or refused, every kernel address is named as a reader
+// without a build-id cache names it, the addresses announced (WantKernel) and one that was not.
+void KernelFromCopy(const uint8_t* data, size_t size, const Kallsyms& whole) {
+  static ScratchDir scratch;
+  const std::string& dir = scratch.path;
+  if (dir.empty() || whole.text == 0) return;
+  static const uint8_t kBuildId[20] = {0xfe, 0xed, 0xfa, 0xce, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  static const std::string cache = dir + "/cache";
+  static const std::string copy_dir = cache + "/[kernel.kallsyms]/feedface0102030405060708090a0b0c0d0e0f10";
+  static const std::string copy = copy_dir + "/kallsyms";
+  static const std::string host = dir + "/kallsyms";
+  static const std::string notes = dir + "/notes";
+  static const bool made = [] {
+    for (const std::string& d : {cache, cache + "/[kernel.kallsyms]", copy_dir}) mkdir(d.c_str(), 0700);
+    FILE* f = std::fopen(notes.c_str(), "wb");
+    if (f == nullptr) return false;
+    const uint32_t header[3] = {4, sizeof kBuildId, 3};  // NT_GNU_BUILD_ID
+    std::fwrite(header, sizeof header, 1, f);
+    std::fwrite("GNU", 4, 1, f);
+    std::fwrite(kBuildId, sizeof kBuildId, 1, f);
+    return std::fclose(f) == 0;
+  }();
+  // Before the scratch directory's own end (made after it, ended before it).
+  static const struct Cleanup {
+    ~Cleanup() {
+      unlink(notes.c_str());
+      for (const std::string& d : {copy_dir, cache + "/[kernel.kallsyms]", cache}) rmdir(d.c_str());
+    }
+  } cleanup;
+  if (!made) return;
+  for (const std::string& path : {copy, host}) {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (f == nullptr) return;
+    std::fwrite(data, 1, size, f);
+    std::fclose(f);
+  }
+  // The recording's _text and the end of its kernel map, in its own addresses: none, just past
+  // the image's last symbol, or halfway into the image (the copy refused before it is read).
+  static const uint64_t kShifts[] = {0, 0x1000, 0x200000, uint64_t{0} - 0x200000};
+  const uint64_t shift = kShifts[size % 4];
+  const uint64_t text = whole.text - shift;
+  const uint64_t ends[] = {0, whole.image_last + 1 - shift, text + (whole.image_last - whole.text) / 2};
+  const uint64_t text_end = ends[(size / 4) % 3];
+  // Around some symbols' starts and ends: only those in the image (the copy's to name); any (a
+  // module's, past the image: the copy refused); or those in the image and one just before it.
+  const size_t mode = (size / 12) % 3;
+  std::vector<uint64_t> wanted;
+  for (size_t i = 0; i < whole.table.symbols().size() && wanted.size() < 24; i += 1 + whole.table.symbols().size() / 8) {
+    const SymbolTable::Symbol& s = whole.table.symbols()[i];
+    for (uint64_t a : {s.start, s.end - 1, s.end}) {
+      if (mode == 1 || (a >= whole.text && a < whole.image_last)) wanted.push_back(a - shift);
+    }
+  }
+  if (mode == 2) wanted.push_back(text - 1);
+  const uint64_t not_announced = text + 7;
+  Options with_copy;
+  with_copy.buildid_dir = cache;
+  with_copy.debug_dirs = {dir + "/no-debug"};
+  with_copy.kallsyms = host;
+  with_copy.kernel_notes = notes;
+  Options without = with_copy;
+  without.buildid_dir = dir + "/no-cache";
+  Symbolizer a(with_copy);
+  Symbolizer b(without);
+  for (Symbolizer* s : {&a, &b}) {
+    s->SetRecordingKernel(Kernel{kBuildId, text, {}, text_end});
+    s->WantKernel(wanted);
+  }
+  // The copy is taken exactly when every address announced is in the recording's kernel map and,
+  // moved by the difference of _text, in the copy's image: from _text up to its last symbol.
+  bool image = !wanted.empty();
+  for (uint64_t address : wanted) {
+    image = image && (text_end <= text || (address >= text && address < text_end)) &&
+            address + shift >= whole.text && address + shift < whole.image_last;
+  }
+  wanted.push_back(not_announced);  // last: it makes both read the whole file
+  for (uint64_t address : wanted) {
+    if (address == not_announced) {
+      bool taken = false;
+      for (const FileReport& r : a.Files()) taken = taken || (r.recorded_path == "[kernel.kallsyms]" && r.found_how == "kallsyms-cache");
+      if (taken != image) Fail(taken ? "the kallsyms copy taken for an address outside its image" : "the kallsyms copy refused for the image's addresses", wanted.size());
+    }
+    const Lookup x = a.FindKernel(address);
+    if (x.frames.empty()) Fail("a kernel lookup without frames", address);
+    const std::string function(x.frames[0].function), module(x.module);
+    const uint64_t offset = x.frames[0].offset;
+    const Lookup y = b.FindKernel(address);
+    if (y.frames.empty()) Fail("a kernel lookup without frames", address);
+    if (function != y.frames[0].function || offset != y.frames[0].offset || module != y.module) {
+      Fail("the kallsyms copy names a kernel address otherwise", address);
+    }
+  }
+  unlink(copy.c_str());
+  unlink(host.c_str());
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -149,6 +251,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (ParseKallsyms(text, &kallsyms, &error)) {
     CheckTable(kallsyms.table);
     CheckFilteredKallsyms(text, kallsyms);
+    KernelFromCopy(data, size, kallsyms);
   }
   (void)ParseNotesBuildId(std::span<const uint8_t>(data, size));
   return 0;
