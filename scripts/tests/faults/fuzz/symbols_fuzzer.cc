@@ -143,9 +143,9 @@ void Symbolize(const uint8_t* data, size_t size) {
 // The kernel's symbols through the copy `perf record` keeps in its build-id cache
 // (KernelSymbols::ReadImageFromCopy): the input is both that copy and this machine's kallsyms,
 // the recording's kernel this machine's (notes with the same build id), its _text moved from
-// the file's by an amount the input picks, its map ending at or past the image's last symbol or
-// before it. Whether the copy is taken or refused, every kernel address is named as a reader
-// without a build-id cache names it, the addresses announced (WantKernel) and one that was not.
+// the file's and its kernel map's end as the input picks. The copy is taken exactly when the
+// rule says; taken or refused, every kernel address is named as a reader without a build-id
+// cache names it, the addresses announced (WantKernel) and then one that was not.
 void KernelFromCopy(const uint8_t* data, size_t size, const Kallsyms& whole) {
   static ScratchDir scratch;
   const std::string& dir = scratch.path;
@@ -219,12 +219,19 @@ void KernelFromCopy(const uint8_t* data, size_t size, const Kallsyms& whole) {
     image = image && (text_end <= text || (address >= text && address < text_end)) &&
             address + shift >= whole.text && address + shift < whole.image_last;
   }
-  wanted.push_back(not_announced);  // last: it makes both read the whole file
-  for (uint64_t address : wanted) {
-    if (address == not_announced) {
+  const size_t announced = wanted.size();
+  wanted.push_back(not_announced);  // last: it makes both read the whole file (unless announced too)
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const uint64_t address = wanted[i];
+    if (i == announced) {  // the announced ones looked up: how the first lookup read the kernel's symbols
       bool taken = false;
-      for (const FileReport& r : a.Files()) taken = taken || (r.recorded_path == "[kernel.kallsyms]" && r.found_how == "kallsyms-cache");
-      if (taken != image) Fail(taken ? "the kallsyms copy taken for an address outside its image" : "the kallsyms copy refused for the image's addresses", wanted.size());
+      for (const FileReport& r : a.Files()) {
+        taken = taken || (r.recorded_path == "[kernel.kallsyms]" && r.found_how == "kallsyms-cache");
+      }
+      if (taken != image) {
+        Fail(taken ? "the kallsyms copy taken for an address outside its image" : "the kallsyms copy refused for the image's addresses",
+             announced);
+      }
     }
     const Lookup x = a.FindKernel(address);
     if (x.frames.empty()) Fail("a kernel lookup without frames", address);
