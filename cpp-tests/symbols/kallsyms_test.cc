@@ -175,6 +175,23 @@ TEST(KallsymsFilterTest, OverlapsReadTheWholeFile) {
   EXPECT_TRUE(k.needs_full_read);
 }
 
+TEST(KallsymsFilterTest, ASymbolInTheLastPageOfTheAddressSpaceNamesNothingEither) {
+  // perf's end for a file's last symbol, a page past its start rounded up to a page, wraps
+  // here to below the start: perf names nothing there, and neither read may (found by the
+  // symbols fuzzer: the filtered read took the wrapped end for no size, a symbol covering its
+  // start).
+  const std::string text =
+      "ffffffff81000000 T _text\n"
+      "fffffffffffff810 t top\n";
+  Kallsyms whole;
+  std::string error;
+  ASSERT_TRUE(ParseKallsyms(text, &whole, &error)) << error;
+  EXPECT_EQ(whole.table.Find(0xfffffffffffff810), nullptr);
+  const Kallsyms k = ExpectFilteredAnswersAsWhole(text, {0xfffffffffffff810, 0xfffffffffffff811, 0xffffffff81000000});
+  EXPECT_TRUE(k.filtered);
+  EXPECT_FALSE(k.needs_full_read);
+}
+
 TEST(KallsymsFilterTest, RandomFilesAndAddresses) {
   std::mt19937_64 random(7);
   for (int round = 0; round < 300; ++round) {

@@ -255,8 +255,8 @@ class Parser {
       } else {
         end = SymbolTable::FixedUpEnd(start, false, nullptr);
       }
-      builder_.Add(start, end - start, held.binding, std::string_view(names_.data() + held.name, held.name_size),
-                   /*spelled=*/true, held.module);
+      builder_.AddEnded(start, end, held.binding, std::string_view(names_.data() + held.name, held.name_size),
+                        /*spelled=*/true, held.module);
     }
     builder_.FinishPass(/*kallsyms=*/true, /*ends_given=*/true);
     out_->filtered = true;

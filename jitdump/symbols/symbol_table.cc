@@ -106,10 +106,15 @@ void SymbolTable::Builder::Reserve(size_t symbols, size_t name_bytes) {
 
 void SymbolTable::Builder::Add(uint64_t start, uint64_t size, Binding binding, std::string_view name, bool spelled,
                                bool module) {
+  // perf: end = start + len, unchecked; a size that wraps is treated as no size.
+  AddEnded(start, size != 0 && start + size > start ? start + size : start, binding, name, spelled, module);
+}
+
+void SymbolTable::Builder::AddEnded(uint64_t start, uint64_t end, Binding binding, std::string_view name, bool spelled,
+                                    bool module) {
   Symbol symbol;
   symbol.start = start;
-  // perf: end = start + len, unchecked; a size that wraps is treated as no size.
-  symbol.end = size != 0 && start + size > start ? start + size : start;
+  symbol.end = end;
   symbol.name = static_cast<uint32_t>(names_.size());
   symbol.spelled = spelled;
   symbol.module = module;

@@ -93,6 +93,10 @@ class SymbolTable {
     void Reserve(size_t symbols, size_t name_bytes);
     void Add(uint64_t start, uint64_t size, Binding binding, std::string_view name, bool spelled = false,
              bool module = false);
+    // A symbol whose end perf's fix-up already gave (a filtered kallsyms read, FinishPass's
+    // `ends_given`): kept as it is, also where the page rounding wrapped at the top of the
+    // address space and the end lies below the start (the symbol then names nothing, as in perf).
+    void AddEnded(uint64_t start, uint64_t end, Binding binding, std::string_view name, bool spelled, bool module);
     // perf's symbols__fixup_end then symbols__fixup_duplicate. `kallsyms`: the page rounding
     // between kernel and module symbols. `ends_given`: every symbol's end is already what the
     // fix-up gives over a larger set of symbols than the table holds (a filtered kallsyms read),

@@ -310,6 +310,8 @@ def symbols_seeds(layouts: str) -> dict:
         # The kernel image alone: the symbols fuzzer reads it as perf's kallsyms copy too.
         "kallsyms-image": b"ffffffff81000000 T _text\nffffffff81000100 t local\nffffffff81000200 W weak\n"
                           b"ffffffff81000300 T _etext\n",
+        # Found by the symbols fuzzer: a symbol in the last page, whose end wraps below its start.
+        "kallsyms-top-page": b"fffffffffffff810 t l",
         "notes": struct.pack("<III", 4, 20, 3) + b"GNU\0" + bytes(range(20)),
     }
     vdso = own_vdso()
