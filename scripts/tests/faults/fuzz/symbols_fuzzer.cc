@@ -101,28 +101,35 @@ void ReadAsElf(const uint8_t* data, size_t size) {
   }
 }
 
-// A directory of this process's own, removed at exit.
-struct ScratchDir {
-  std::string path;
-  ScratchDir() {
-    char pattern[] = "/tmp/jdfuzz-symbols-XXXXXX";
-    if (const char* made = mkdtemp(pattern)) path = made;
-  }
-  ~ScratchDir() {
-    if (!path.empty()) rmdir(path.c_str());
-  }
-};
+// A directory of this process's own, removed at exit (what is made in it goes first); "" when
+// none could be made.
+const std::string& ScratchDir() {
+  static const struct Dir {
+    std::string path;
+    Dir() {
+      char pattern[] = "/tmp/jdfuzz-symbols-XXXXXX";
+      if (const char* made = mkdtemp(pattern)) path = made;
+    }
+    ~Dir() {
+      if (!path.empty()) rmdir(path.c_str());
+    }
+  } dir;
+  return dir.path;
+}
+
+bool WriteFile(const std::string& path, const uint8_t* data, size_t size) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return false;
+  const bool written = std::fwrite(data, 1, size, f) == size;
+  return std::fclose(f) == 0 && written;
+}
 
 // The whole Symbolizer, the input as the file of a mapping.
 void Symbolize(const uint8_t* data, size_t size) {
-  static ScratchDir scratch;
-  const std::string& dir = scratch.path;
+  const std::string& dir = ScratchDir();
   if (dir.empty()) return;
   const std::string path = dir + "/input.so";
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) return;
-  std::fwrite(data, 1, size, f);
-  std::fclose(f);
+  if (!WriteFile(path, data, size)) return;
   Options options;
   options.buildid_dir = dir + "/no-cache";
   options.debug_dirs = {dir + "/no-debug"};
@@ -141,20 +148,18 @@ void Symbolize(const uint8_t* data, size_t size) {
 }
 
 // The kernel's symbols through the copy `perf record` keeps in its build-id cache
-// (KernelSymbols::ReadImageFromCopy): the input is both that copy and this machine's kallsyms,
-// the recording's kernel this machine's (notes with the same build id), its _text moved from
-// the file's and its kernel map's end as the input picks. The copy is taken exactly when the
+// (KernelSymbols::ReadImageFromCopy): the input is both that copy and this machine's kallsyms
+// (one file), the recording's kernel this machine's (notes with the same build id), its _text
+// moved from the file's and its kernel map's end as the input picks. The copy is taken exactly when the
 // rule says; taken or refused, every kernel address is named as a reader without a build-id
 // cache names it, the addresses announced (WantKernel) and then one that was not.
 void KernelFromCopy(const uint8_t* data, size_t size, const Kallsyms& whole) {
-  static ScratchDir scratch;
-  const std::string& dir = scratch.path;
+  const std::string& dir = ScratchDir();
   if (dir.empty() || whole.text == 0) return;
   static const uint8_t kBuildId[20] = {0xfe, 0xed, 0xfa, 0xce, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
   static const std::string cache = dir + "/cache";
   static const std::string copy_dir = cache + "/[kernel.kallsyms]/feedface0102030405060708090a0b0c0d0e0f10";
   static const std::string copy = copy_dir + "/kallsyms";
-  static const std::string host = dir + "/kallsyms";
   static const std::string notes = dir + "/notes";
   static const bool made = [] {
     for (const std::string& d : {cache, cache + "/[kernel.kallsyms]", copy_dir}) mkdir(d.c_str(), 0700);
@@ -173,13 +178,7 @@ void KernelFromCopy(const uint8_t* data, size_t size, const Kallsyms& whole) {
       for (const std::string& d : {copy_dir, cache + "/[kernel.kallsyms]", cache}) rmdir(d.c_str());
     }
   } cleanup;
-  if (!made) return;
-  for (const std::string& path : {copy, host}) {
-    FILE* f = std::fopen(path.c_str(), "wb");
-    if (f == nullptr) return;
-    std::fwrite(data, 1, size, f);
-    std::fclose(f);
-  }
+  if (!made || !WriteFile(copy, data, size)) return;
   // The recording's _text and the end of its kernel map, in its own addresses: none, just past
   // the image's last symbol, or halfway into the image (the copy refused before it is read).
   static const uint64_t kShifts[] = {0, 0x1000, 0x200000, uint64_t{0} - 0x200000};
@@ -202,7 +201,7 @@ void KernelFromCopy(const uint8_t* data, size_t size, const Kallsyms& whole) {
   Options with_copy;
   with_copy.buildid_dir = cache;
   with_copy.debug_dirs = {dir + "/no-debug"};
-  with_copy.kallsyms = host;
+  with_copy.kallsyms = copy;
   with_copy.kernel_notes = notes;
   Options without = with_copy;
   without.buildid_dir = dir + "/no-cache";
@@ -244,7 +243,6 @@ void KernelFromCopy(const uint8_t* data, size_t size, const Kallsyms& whole) {
     }
   }
   unlink(copy.c_str());
-  unlink(host.c_str());
 }
 
 }  // namespace
