@@ -3,7 +3,7 @@
 // The jitdump executable's allocator is mimalloc (linked in jitdump/tool/meson.build): the report
 // makes and frees ~800,000 small blocks (names, inline chains, the profile's samples), which cost
 // glibc's malloc 6 % of the report's instructions more than mimalloc. What it frees then stays
-// committed for reuse.
+// committed for reuse, and its memory is advised for transparent huge pages (batch_malloc.cc).
 //
 // Where glibc's malloc serves (the tests, sanitizer builds): by default it serves each
 // allocation over 128 KiB (raised up to 32 MiB as such blocks are freed) with its own mmap, and
