@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <string>
 
 #if __has_include(<mimalloc.h>)
 #include <mimalloc.h>
@@ -38,25 +40,25 @@ void AdviseHeapHugePages() {
 
 #ifdef JITDUMP_KNOWS_MIMALLOC
 // Advises the anonymous mapping that holds `block` for transparent huge pages: its line in
-// /proc/self/maps. Nothing here can fail the report: without the file, the line or THP the
-// pages stay 4 KiB.
+// /proc/self/maps, read whole (a mapped file's path, which another user may have chosen, ends a
+// line and cannot start one). Nothing here can fail the report: without the file, the line or
+// THP the pages stay 4 KiB.
 void AdviseMappingHolding(const void* block) {
-  std::FILE* maps = std::fopen("/proc/self/maps", "re");
-  if (maps == nullptr) return;
+  std::ifstream maps("/proc/self/maps");
   const uintptr_t address = reinterpret_cast<uintptr_t>(block);
-  char line[512];  // a longer line (a long path) is read on as the next ones, which do not parse
-  while (std::fgets(line, sizeof line, maps) != nullptr) {
+  for (std::string line; std::getline(maps, line);) {
     uintptr_t start = 0;
     uintptr_t end = 0;
     char perms[5] = {};
     unsigned long long inode = 0;
-    if (std::sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %4s %*s %*s %llu", &start, &end, perms, &inode) != 4) continue;
+    if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR " %4s %*s %*s %llu", &start, &end, perms, &inode) != 4) {
+      continue;
+    }
     if (address < start || address >= end) continue;
     const bool anonymous_and_writable = inode == 0 && perms[0] == 'r' && perms[1] == 'w';
     if (anonymous_and_writable) ::madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE);
-    break;
+    return;
   }
-  std::fclose(maps);
 }
 
 // Whether mimalloc serves this process's malloc (linked and interposed), not only loaded.
