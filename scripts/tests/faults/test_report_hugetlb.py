@@ -18,16 +18,10 @@ from pathlib import Path
 
 from support.checks import check, log
 from support.prereq import require_root
+from support.visits import status_kib
 from .test_root_visit import marker_script, write_big_dump
 
 POOL = Path("/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages")
-
-
-def status_kib(pid: int, field: str) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    return -1
 
 
 def process_state(pid: int) -> str:

@@ -54,12 +54,18 @@ def mapped_dumps(pid: int) -> list[str]:
         return sorted({line.split()[-1] for line in f if "/jit-" in line and ".dump" in line})
 
 
-def rss_mib(pid: int) -> float:
+def status_kib(pid: int, field: str) -> int:
+    """A kB field of /proc/PID/status (VmRSS, HugetlbPages, ...); -1 where the kernel has none."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return -1
+
+
+def rss_mib(pid: int) -> float:
+    kib = status_kib(pid, "VmRSS")
+    return kib / 1024 if kib >= 0 else 0.0
 
 
 def thread_count(pid: int) -> int:
