@@ -282,7 +282,8 @@ class FakeNativeSymbols final : public NativeSymbols {
   void NameDeferred(const std::function<void(uint32_t, std::span<const NativeName>)>& each) override {
     ++namings;
     for (const auto& [ticket, addr] : deferred) {
-      const std::vector<NativeName> names{{"inlined_" + std::to_string(addr), "lib.c", 7}, {"holder", "lib.c", 3}};
+      const std::string inlined = "inlined_" + std::to_string(addr);  // the names are views: valid during the call
+      const std::vector<NativeName> names{{inlined, "lib.c", 7}, {"holder", "lib.c", 3}};
       each(ticket, addr == kUnnamed ? std::span<const NativeName>() : std::span<const NativeName>(names));
     }
     asked += deferred.size();

@@ -88,7 +88,7 @@ void SymbolizedNames::Lookup(const Deferred& frame, std::vector<NativeName>* out
       out->clear();
       return;
     }
-    out->push_back(NativeName{std::string(f.function), std::string(f.file), f.line});
+    out->push_back(NativeName{f.function, f.file, f.line});
   }
 }
 

@@ -66,7 +66,8 @@ class SymbolizedNames final : public NativeSymbols {
   std::vector<Deferred> deferred_;
   bool streaming_ = false;
   // What a stream's lookups found: each ticket's names, names_[first_[i], first_[i + 1]) for
-  // looked_up_[i].
+  // looked_up_[i]; views into the symbolizer's strings, which stay until NameDeferred releases
+  // them after handing these over.
   std::vector<uint32_t> looked_up_;
   std::vector<size_t> first_{0};
   std::vector<NativeName> names_;

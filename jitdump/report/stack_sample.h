@@ -83,9 +83,11 @@ struct StackSample {
 
 // Names native and kernel code the source gave no name for (perf.data frames). The report
 // plugs a symbolizer in here; without one such frames are named after their DSO.
+// Views into the symbolizer's strings, valid while NameDeferred's callback runs (no copy of
+// each name: tens of thousands of distinct native addresses are named in a report).
 struct NativeName {
-  std::string function;
-  std::string file;  // source file, when debug info says
+  std::string_view function;
+  std::string_view file;  // source file, when debug info says
   uint32_t line = 0;
 };
 
