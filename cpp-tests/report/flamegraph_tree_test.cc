@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cpp-tests/report/test_profiles.h"
+#include "jitdump/report/sample_order.h"
 
 namespace jitdump::report {
 namespace {
@@ -157,6 +158,50 @@ TEST(FlameTreeTest, ThreadLevelOnRequest) {
                                                    "work@3=1", "java [20]@1=2", "t1@2=2", "work@3=2"}));
   EXPECT_STREQ(tree.frames[tree.nodes[2].frame].kind, "thread");
   EXPECT_STREQ(tree.frames[tree.nodes[1].frame].kind, "process");
+}
+
+// Everything a tree holds, frames and lines included, in one comparable value.
+std::vector<std::string> Whole(const FlameTree& tree) {
+  std::vector<std::string> out;
+  for (const FlameFrame& f : tree.frames) out.push_back(f.name + "|" + f.kind + "|" + f.file);
+  for (const FlameNode& n : tree.nodes) {
+    std::string node = std::to_string(n.frame) + "@" + std::to_string(n.depth) + "=" + std::to_string(n.total);
+    for (const std::string& line : LinesOf(tree, &n)) node += " " + line;
+    out.push_back(node);
+  }
+  return out;
+}
+
+// Given SamplesByPath's order, the tree reads each sample's path from its own locations instead
+// of a copy of every sample's tokens that it sorts itself: the same tree either way, with a level
+// of processes (two processes, or asked for) and with locations nothing names (pseudo frames).
+TEST(FlameTreeTest, SamplesByPathGiveTheTreeItsOwnSortGives) {
+  ProfileBuilder b;
+  const uint32_t f = b.AddFunction("work", "W.java", FrameKind::kCompiled);
+  const uint32_t g = b.AddFunction("inner", "W.java", FrameKind::kInlined);
+  const uint32_t map = b.AddMapping("/usr/lib/libx.so", 0x1000, 0x2000, 0);
+  const uint32_t work = b.AddLocation(0x10, 0, {{f, 3}});
+  const uint32_t inlined = b.AddLocation(0x20, 0, {{g, 9}, {f, 4}});
+  const uint32_t unknown = b.AddUnnamedLocation(0x1100, map);
+  const uint32_t other_unknown = b.AddUnnamedLocation(0x1200, 0);
+  const uint32_t p1 = b.AddProcess(10, "java", "");
+  const uint32_t p2 = b.AddProcess(20, "java", "");
+  b.AddSample({inlined, work}, p2, "t1", 2, 0);
+  b.AddSample({unknown, work}, p1, "t1", 3, 0);
+  b.AddSample({work}, p1, "t2", 1, 0);
+  b.AddSample({other_unknown, unknown, work}, p1, "t1", 4, 0);
+  b.AddSample({inlined, work}, p1, "t3", 5, 0);
+  b.AddSample({other_unknown}, p2, "t1", 6, 0);
+  const Profile profiles[] = {b.Take(), TwoProcesses(), testing::InlineDemoProfile()};
+  for (const Profile& profile : profiles) {
+    const std::vector<uint32_t> by_path = SamplesByPath(profile);
+    for (const bool process_level : {false, true}) {
+      FlameGraphOptions options;
+      options.process_level = process_level;
+      EXPECT_EQ(Whole(BuildFlameTree(profile, options, &by_path)), Whole(BuildFlameTree(profile, options)))
+          << profile.samples.size() << " samples, process level asked: " << process_level;
+    }
+  }
 }
 
 TEST(FlameTreeTest, OneProcessHasNoProcessLevelUnlessAsked) {
