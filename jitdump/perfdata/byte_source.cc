@@ -10,10 +10,10 @@ namespace jitdump::perfdata {
 namespace {
 
 // Reads ahead in blocks this size: large enough that the system calls cost nothing next to
-// the parsing (136 preads a pass over the bench's 34 MB recording), small enough that the block
-// is still in the core's cache when its records are parsed. With 1 MiB blocks the side-band
-// pass's first read of each record's header was a sizeable part of that pass; 256 KiB made the
-// sample pass faster in 8 of 10 paired runs (docs/measurements.md).
+// the parsing (about 120 preads a pass over the bench's 34 MB recording), small enough that
+// the block is still in the core's cache when its records are parsed. With 1 MiB blocks the
+// side-band pass's first read of each record's header was a sizeable part of that pass;
+// 256 KiB made the sample pass faster in 8 of 10 paired runs (docs/measurements.md).
 constexpr size_t kReadBlock = 1 << 18;
 
 }  // namespace
