@@ -2,12 +2,17 @@
 // location, the length, the process, the thread) stay apart; locations of every size come back
 // as they went in (16 or 32 bits a stack), records longer than a chunk included; stacks
 // come back in the order first added, whatever the table's growth did to its slots; AddLater
-// counts as Add once flushed.
+// counts as Add once flushed; SortByPath orders them by process and path from the root, the same
+// path in several threads in the order first added, four locations at a time or (past 65,534
+// locations) one.
 #include "jitdump/report/stack_table.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
+#include <random>
 #include <vector>
 
 namespace jitdump::report {
@@ -182,6 +187,53 @@ TEST(StackTableTest, SortByPathFlushesFirst) {
   std::vector<uint32_t> locations;
   EXPECT_EQ(t.Get(0, &locations).count, 1u);
   EXPECT_EQ(locations, (std::vector<uint32_t>{5, 9}));
+}
+
+// SortByPath's order is a stable sort of the stacks in the order first added, by process and then
+// locations from the root (a path before every longer one it begins): stacks of several lengths
+// around the four-location blocks, one path in several threads, in a table whose locations fit
+// 16 bits and in one with a location past them.
+TEST(StackTableTest, SortByPathIsAStableSortByProcessAndPathFromTheRoot) {
+  for (const uint32_t top : {uint32_t{9}, uint32_t{70000}}) {
+    for (uint32_t seed = 1; seed <= 10; ++seed) {
+      std::mt19937 random(seed);
+      struct Made {
+        uint32_t process, thread;
+        std::vector<uint32_t> locations;  // leaf first
+      };
+      std::vector<Made> made;
+      StackTable t;
+      const std::vector<uint32_t> root = {3, 1, 4, 1, 5, 9, 2, 6};
+      for (size_t i = 0, n = 50 + random() % 2000; i < n; ++i) {
+        std::vector<uint32_t> path(root.begin(), root.begin() + static_cast<std::ptrdiff_t>(random() % (root.size() + 1)));
+        for (size_t k = random() % 12; k > 0; --k) path.push_back(random() % 4);
+        if (random() % 50 == 0) path.push_back(top);
+        std::vector<uint32_t> leaf_first(path.rbegin(), path.rend());
+        const uint32_t process = random() % 2;
+        const uint32_t thread = random() % 3;
+        const size_t before = t.size();
+        t.Add(leaf_first, process, thread, 1, 0);
+        if (t.size() > before) made.push_back(Made{process, thread, std::move(leaf_first)});
+      }
+      std::vector<size_t> expected(made.size());
+      std::iota(expected.begin(), expected.end(), 0);
+      std::stable_sort(expected.begin(), expected.end(), [&](size_t a, size_t b) {
+        if (made[a].process != made[b].process) return made[a].process < made[b].process;
+        return std::lexicographical_compare(made[a].locations.rbegin(), made[a].locations.rend(),
+                                            made[b].locations.rbegin(), made[b].locations.rend());
+      });
+      t.SortByPath();
+      ASSERT_EQ(t.size(), made.size());
+      for (size_t i = 0; i < made.size(); ++i) {
+        std::vector<uint32_t> locations;
+        const StackTable::Stack s = t.Get(i, &locations);
+        const Made& want = made[expected[i]];
+        ASSERT_EQ(locations, want.locations) << "top " << top << " seed " << seed << " at " << i;
+        ASSERT_EQ(s.process, want.process) << i;
+        ASSERT_EQ(s.thread, want.thread) << i;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "jitdump/report/stack_table.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <stdexcept>
 
@@ -92,6 +93,7 @@ void StackTable::Insert(std::span<const uint32_t> locations, uint32_t process, u
     std::copy(locations.begin(), locations.end(), reinterpret_cast<uint16_t*>(made + 1));
   }
   slots_[i] = Slot{hash, static_cast<uint32_t>(offset / 8)};
+  if (!locations.empty()) max_location_ = std::max(max_location_, *std::max_element(locations.begin(), locations.end()));
   records_.push_back(static_cast<uint32_t>(offset / 8));
 }
 
@@ -109,8 +111,35 @@ StackTable::Stack StackTable::Get(size_t i, std::vector<uint32_t>* locations) co
 
 void StackTable::SortByPath() {
   Flush();
-  // records_ holds record offsets: the sort permutes them as SamplesByPath permutes indexes of
-  // samples made in this order, by the same tokens, so equal paths come out in the same order.
+  // records_ holds record offsets, which grow in the order the stacks were made: the sort
+  // permutes them as SamplesByPath permutes indexes of samples made in this order, equal paths
+  // (one stack in several threads) in that order too.
+  // Level 0 is the process. Past it, while location + 1 fits in 16 bits (a recording rarely has
+  // 65,535 distinct locations), a level is four of a stack's locations from the root (location
+  // + 1 each, 0 past the stack's end) in one number: the sort then reads a stack's record once
+  // for four of its locations. Else one location.
+  if (max_location_ < UINT16_MAX) {
+    auto block_at = [this](uint32_t record, size_t level) -> uint64_t {
+      const Header* header = HeaderAt(uint64_t{record} * 8);
+      if (level == 0) return uint64_t{header->process} << 16 | 1;  // never "ends" (low 16 bits)
+      const uint16_t* locations = reinterpret_cast<const uint16_t*>(header + 1);
+      const size_t frames = header->frames;
+      const size_t depth = 4 * level - 3;  // the block's first, held in its high 16 bits
+      if (std::endian::native == std::endian::little && depth + 3 <= frames) {
+        // Locations are stored leaf first: depths depth + 3 .. depth lie in a row from
+        // locations[frames - depth - 3], which a little-endian load puts in the low to high bits.
+        uint64_t block;
+        std::memcpy(&block, locations + (frames - depth - 3), sizeof block);
+        return block + 0x0001000100010001ull;  // each below 0xffff: no carry into the next
+      }
+      uint64_t block = 0;
+      for (size_t d = depth; d < depth + 4; ++d) block = block << 16 | (d <= frames ? uint64_t{locations[frames - d]} + 1 : 0);
+      return block;
+    };
+    SortSequenceBlocks(records_.data(), records_.data() + records_.size(), 0, block_at,
+                       [](uint64_t block) { return (block & 0xffff) == 0; });
+    return;
+  }
   auto token_at = [this](uint32_t record, size_t depth) -> int64_t {
     if (depth == 0) return HeaderAt(uint64_t{record} * 8)->process;
     const Locations locations = LocationsAt(record);

@@ -51,9 +51,10 @@ class StackTable {
   Stack Get(size_t i, std::vector<uint32_t>* locations) const;
 
   // Puts the stacks in the order of their paths: process, then locations outermost first, a path
-  // before every longer one it begins (SamplesByPath's order, equal paths in the order it gives
-  // them). Every output walks the samples so: made in this order, each sample's locations follow
-  // the one before in memory, where in the order first seen each was a read somewhere else.
+  // before every longer one it begins, equal paths (a stack of several threads) in the order
+  // they were made: SamplesByPath's order of the samples Get gives in this order. Every output
+  // walks the samples so: made in this order, each sample's locations follow the one before in
+  // memory, where in the order first seen each was a read somewhere else.
   void SortByPath();
 
  private:
@@ -131,6 +132,7 @@ class StackTable {
   // several units, each pointing into it).
   std::vector<uint8_t*> units_;
   uint64_t end_ = 0;              // offset of the next record
+  uint32_t max_location_ = 0;     // the largest location of any stack
 };
 
 }  // namespace jitdump::report
