@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <libiberty/demangle.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -211,6 +212,44 @@ TEST(SymbolTableTest, SortedTablesFindWhatPerfsTreeFinds) {
   // Both kinds were exercised (tables with overlaps and without).
   EXPECT_GT(sorted_tables, 50u);
   EXPECT_GT(tree_tables, 20u);
+}
+
+// A pass of thousands of symbols in no order, spread over a kernel's range of addresses (the
+// sort by start takes several passes of its digits): each address is named by the symbol covering
+// it, and of two symbols starting together that nothing else tells apart (size, binding, name's
+// length) the one added first stays, whichever of the two that was.
+TEST(SymbolTableTest, ManySymbolsInNoOrderKeepTheFirstOfEqualStarts) {
+  uint64_t seed = 777;
+  auto next = [&seed](uint64_t bound) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (seed >> 33) % bound;
+  };
+  constexpr uint64_t kBase = 0xffffffff81000000ull;
+  constexpr size_t kSymbols = 5000;
+  std::vector<uint64_t> starts;
+  for (size_t i = 0; i < kSymbols; ++i) starts.push_back(kBase + (i * 0x40 + next(0x40) / 0x20 * 0x20) * 0x1000 / 0x40);
+  for (size_t i = kSymbols - 1; i > 0; --i) std::swap(starts[i], starts[next(i + 1)]);  // added in no order
+  SymbolTable::Builder builder;
+  std::vector<std::string> expected(kSymbols);
+  for (size_t i = 0; i < kSymbols; ++i) {
+    char own[16], twin[16];
+    std::snprintf(own, sizeof own, "own%05zu", i);
+    std::snprintf(twin, sizeof twin, "twn%05zu", i);
+    const bool twinned = next(4) == 0;
+    const bool twin_first = twinned && next(2) == 0;
+    if (twin_first) builder.Add(starts[i], 0x10, Binding::kGlobal, twin);
+    builder.Add(starts[i], 0x10, Binding::kGlobal, own);
+    if (twinned && !twin_first) builder.Add(starts[i], 0x10, Binding::kGlobal, twin);
+    expected[i] = twin_first ? twin : own;
+  }
+  builder.FinishPass();
+  const SymbolTable table = builder.Build();
+  ASSERT_EQ(table.size(), kSymbols);
+  for (size_t i = 0; i < kSymbols; ++i) {
+    ASSERT_EQ(NameAt(table, starts[i]), expected[i]) << i;
+    ASSERT_EQ(NameAt(table, starts[i] + 0xf), expected[i]) << i;
+    ASSERT_EQ(NameAt(table, starts[i] + 0x10), "(none)") << i;
+  }
 }
 
 TEST(DemangleTest, SpelledAsPerf61PrintsThem) {
