@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "jitdump/format/radix_sort.h"
 #include "jitdump/report/profile_check.h"
 #include "jitdump/report/gzip_writer.h"
 #include "jitdump/report/proto_encoder.h"
@@ -118,11 +119,15 @@ LocationIds NumberLocations(const Profile& profile) {
     for (uint32_t location : sample.locations) ++uses[location];
   }
   LocationIds ids;
+  // Most uses first, ties in Profile order (so that the bytes do not depend on the sort's
+  // implementation): a stable radix sort of the locations by how far their uses fall short of
+  // the most any location has.
+  const uint64_t most = uses.empty() ? 0 : *std::max_element(uses.begin(), uses.end());
+  std::vector<std::pair<uint64_t, uint32_t>> by_uses(profile.locations.size());
+  for (uint32_t l = 0; l < by_uses.size(); ++l) by_uses[l] = {most - uses[l], l};
+  StableRadixSort(by_uses);
   ids.by_id.resize(profile.locations.size());
-  for (uint32_t l = 0; l < ids.by_id.size(); ++l) ids.by_id[l] = l;
-  // Ties in Profile order, so that the bytes do not depend on the sort's implementation.
-  std::sort(ids.by_id.begin(), ids.by_id.end(),
-            [&](uint32_t a, uint32_t b) { return uses[a] != uses[b] ? uses[a] > uses[b] : a < b; });
+  for (size_t rank = 0; rank < by_uses.size(); ++rank) ids.by_id[rank] = by_uses[rank].second;
   ids.id.resize(profile.locations.size());
   for (size_t rank = 0; rank < ids.by_id.size(); ++rank) {
     ids.id[ids.by_id[rank]] = rank + 1;

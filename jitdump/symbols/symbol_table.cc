@@ -4,6 +4,7 @@
 #include <cstring>
 #include <utility>
 
+#include "jitdump/format/radix_sort.h"
 #include "jitdump/symbols/demangle.h"
 
 namespace jitdump::symbols {
@@ -14,36 +15,6 @@ constexpr uint64_t kPage = 4096;
 uint64_t RoundUpToPage(uint64_t value) {
   const uint64_t rounded = (value + kPage - 1) & ~(kPage - 1);
   return rounded < value ? value : rounded;  // no wrap at the top of the address space
-}
-
-// Sorts (start, index) pairs by start, pairs with equal starts in the order given: what
-// std::sort over the pairs gives when they come in index order. A least-significant-digit radix
-// sort of the starts' offsets from the lowest, 11 bits a pass (a shared library's symbols span
-// a few megabytes, the kernel's a few hundred: two or three passes), where a comparison sort
-// of a large library's 50,000+ symbols was a tenth of loading them.
-void SortByStart(std::vector<std::pair<uint64_t, uint32_t>>& pairs) {
-  constexpr size_t kSmall = 256;  // below this, a comparison sort
-  if (pairs.size() < kSmall) {
-    std::sort(pairs.begin(), pairs.end());
-    return;
-  }
-  uint64_t lowest = UINT64_MAX, highest = 0;
-  for (const auto& [start, index] : pairs) {
-    lowest = std::min(lowest, start);
-    highest = std::max(highest, start);
-  }
-  constexpr unsigned kBits = 11;
-  constexpr size_t kBuckets = size_t{1} << kBits;
-  std::vector<std::pair<uint64_t, uint32_t>> other(pairs.size());
-  std::vector<uint32_t> counts(kBuckets);
-  for (unsigned shift = 0; shift < 64 && ((highest - lowest) >> shift) != 0; shift += kBits) {
-    std::fill(counts.begin(), counts.end(), 0);
-    for (const auto& pair : pairs) ++counts[((pair.first - lowest) >> shift) & (kBuckets - 1)];
-    uint32_t at = 0;
-    for (uint32_t& count : counts) at += std::exchange(count, at);
-    for (const auto& pair : pairs) other[counts[((pair.first - lowest) >> shift) & (kBuckets - 1)]++] = pair;
-    pairs.swap(other);
-  }
 }
 
 size_t LeadingUnderscores(std::string_view name) {
@@ -180,7 +151,8 @@ void SymbolTable::Builder::Sort() {
     const auto symbol = static_cast<uint32_t>(sorted_ + i);
     added[i] = {symbols_[symbol].start, symbol};
   }
-  if (!std::is_sorted(added.begin(), added.end())) SortByStart(added);
+  // A radix sort (jitdump/format/radix_sort.h): a large library's symbols come in no order.
+  if (!std::is_sorted(added.begin(), added.end())) StableRadixSort(added);
   std::vector<uint32_t> merged;
   merged.reserve(order_.size() + added.size());
   // The symbols already there come before new ones with the same start.
