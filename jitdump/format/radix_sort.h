@@ -1,9 +1,9 @@
 // A stable sort of (key, value) pairs by key: what std::sort over the pairs gives when pairs with
 // equal keys come in the order of their values (indexes made in order, mostly), without a
 // comparison per step. The report's large sorts by a number (a library's 50,000+ symbols by
-// start, a profile's locations by how many samples name them) cost a comparison sort a tenth
-// of the work they were part of: comparisons that branch either way and, through indexes,
-// read scattered memory.
+// start, a profile's locations by how many samples name them) made by comparisons branch
+// either way at every step and, through indexes, read scattered memory: sorting libjvm.so's
+// symbols that way was a fifth of loading them.
 #pragma once
 
 #include <algorithm>
