@@ -183,7 +183,7 @@ bool PerfDataReader::Pass::TimeOf(std::span<const uint8_t> body, uint32_t type, 
   const uint64_t st = layout.sample_type;
   if (!(st & kSampleTime)) return false;
   if (type == kRecordSample) {
-    const size_t at = 8 * static_cast<size_t>(std::popcount(st & (kSampleIdentifier | kSampleIp | kSampleTid)));
+    const size_t at = layout.sample_time_at;
     if (body.size() < at + 8) return false;
     *time = LoadU64(body.data() + at, rec_.swap);
     return true;

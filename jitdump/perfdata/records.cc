@@ -48,6 +48,7 @@ SampleLayout SampleLayout::Of(const EventAttr& attr) {
   layout.sample_id_all = attr.sample_id_all();
   layout.trailer_size = layout.sample_id_all ? 8 * static_cast<uint32_t>(std::popcount(attr.sample_type & kTrailerFields)) : 0;
   layout.unknown_bits = attr.sample_type & ~kKnownSampleBits;
+  layout.sample_time_at = 8 * static_cast<uint32_t>(std::popcount(attr.sample_type & (kSampleIdentifier | kSampleIp | kSampleTid)));
   return layout;
 }
 

@@ -196,6 +196,9 @@ struct SampleLayout {
   bool sample_id_all = false;
   // The sample_id trailer's size in bytes (for non-sample records with sample_id_all).
   uint32_t trailer_size = 0;
+  // Where a SAMPLE's TIME is in its body (after IDENTIFIER, IP, TID), when it has one: the
+  // reader asks it of every record to order them.
+  uint32_t sample_time_at = 0;
   // sample_type bits this reader does not know (a newer kernel's fields): the fields before
   // AUX are read as ever (the kernel appends new fields after CODE_PAGE_SIZE), AUX is not.
   uint64_t unknown_bits = 0;
