@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <libiberty/demangle.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -212,6 +213,73 @@ TEST(SymbolTableTest, SortedTablesFindWhatPerfsTreeFinds) {
   // Both kinds were exercised (tables with overlaps and without).
   EXPECT_GT(sorted_tables, 50u);
   EXPECT_GT(tree_tables, 20u);
+}
+
+// Tables whose symbols come in start order (one pass sorted, then PLT-like symbols after it that
+// overlap what is there) are put in order without moving a symbol: the tree's answers kept for
+// the overlapping stretches must still name the symbols they named in perf's tree.
+TEST(SymbolTableTest, TablesAddedInStartOrderWithOverlapsFindWhatPerfsTreeFinds) {
+  uint64_t seed = 4242;
+  auto next = [&seed](uint64_t bound) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (seed >> 33) % bound;
+  };
+  size_t with_overlaps = 0;
+  for (int round = 0; round < 100; ++round) {
+    SymbolTable::Builder auto_built;
+    SymbolTable::Builder tree_built;
+    tree_built.set_always_tree(true);
+    std::vector<uint64_t> starts(1 + next(80));
+    for (uint64_t& start : starts) start = 0x1000 + next(64) * 0x10;
+    std::sort(starts.begin(), starts.end());
+    for (const uint64_t start : starts) {
+      const uint64_t size = next(3) == 0 ? 0 : 1 + next(0x40);  // some reach past the next start
+      const Binding binding = static_cast<Binding>(next(3));
+      const std::string name = "f" + std::to_string(next(1000));
+      auto_built.Add(start, size, binding, name);
+      tree_built.Add(start, size, binding, name);
+    }
+    auto_built.FinishPass();
+    tree_built.FinishPass();
+    uint64_t plt = starts.back();
+    for (uint64_t i = 0; i < 4; ++i) {
+      plt += next(0x20);
+      auto_built.Add(plt, 0x10, Binding::kGlobal, "plt" + std::to_string(i), true);
+      tree_built.Add(plt, 0x10, Binding::kGlobal, "plt" + std::to_string(i), true);
+    }
+    const SymbolTable a = auto_built.Build();
+    const SymbolTable t = tree_built.Build();
+    ASSERT_FALSE(a.is_tree());
+    with_overlaps += a.has_overlaps();
+    EXPECT_EQ(a.size(), t.size());
+    for (uint64_t address = 0xf00; address < 0x2000; ++address) {
+      ASSERT_EQ(NameAt(a, address), NameAt(t, address)) << "round " << round << " address " << address;
+    }
+  }
+  EXPECT_GT(with_overlaps, 50u);
+}
+
+// Names are kept in chunks (name_chunks.h): thousands of them over many chunks, and names longer
+// than a chunk, each come back whole from its symbol.
+TEST(SymbolTableTest, NamesOfEveryLengthAcrossChunks) {
+  SymbolTable::Builder builder;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < 20000; ++i) {
+    std::string name = "fn" + std::to_string(i) + std::string(i % 97, static_cast<char>('a' + i % 26));
+    if (i == 7000) name = std::string(300 << 10, 'L');   // longer than a chunk
+    if (i == 7001) name = std::string(700 << 10, 'M');   // several chunks' worth
+    if (i == 7002) name.clear();                          // an empty name still has its place
+    names.push_back(name);
+    builder.Add(0x10000 + i * 0x100, 0x80, Binding::kGlobal, name);
+  }
+  builder.FinishPass();
+  const SymbolTable table = builder.Build();
+  ASSERT_EQ(table.size(), names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    const SymbolTable::Symbol* s = table.Find(0x10000 + i * 0x100 + 0x40);
+    ASSERT_NE(s, nullptr) << i;
+    ASSERT_EQ(table.Name(*s), names[i]) << i;
+  }
 }
 
 // A pass of thousands of symbols in no order, spread over a kernel's range of addresses (the

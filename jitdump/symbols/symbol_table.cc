@@ -96,13 +96,8 @@ const SymbolTable::Symbol* SymbolTable::TreeFind(const std::vector<Symbol>& node
 }
 
 std::string_view SymbolTable::Name(const Symbol& symbol) const {
-  if (symbol.name >= names_.size()) return {};
-  return std::string_view(names_.c_str() + symbol.name);
-}
-
-void SymbolTable::Builder::Reserve(size_t symbols, size_t name_bytes) {
-  symbols_.reserve(symbols_.size() + symbols);
-  names_.reserve(names_.size() + name_bytes);
+  const char* name = names_.At(symbol.name);
+  return name != nullptr ? std::string_view(name) : std::string_view();
 }
 
 void SymbolTable::Builder::Add(uint64_t start, uint64_t size, Binding binding, std::string_view name, bool spelled,
@@ -113,23 +108,22 @@ void SymbolTable::Builder::Add(uint64_t start, uint64_t size, Binding binding, s
 
 void SymbolTable::Builder::AddEnded(uint64_t start, uint64_t end, Binding binding, std::string_view name, bool spelled,
                                     bool module) {
+  // No index or name offset left (4 billion symbols, 4 GiB of names: hostile).
+  if (symbols_.size() >= kNone - 1 || !names_.Fits(name.size())) return;
   Symbol symbol;
   symbol.start = start;
   symbol.end = end;
-  symbol.name = static_cast<uint32_t>(names_.size());
+  // A name may not hold a NUL (it ends one); a string table's names never do.
+  symbol.name = names_.Add(name.substr(0, name.find('\0')));
   symbol.spelled = spelled;
   symbol.module = module;
   symbol.binding = binding;
-  // A name may not hold a NUL (it ends one); a string table's names never do.
-  names_.append(name.substr(0, name.find('\0')));
-  names_.push_back('\0');
-  if (symbols_.size() >= kNone - 1) return;  // no index left (4 billion symbols: hostile)
   symbols_.push_back(symbol);
   ++live_;
 }
 
 std::string SymbolTable::Builder::DisplayName(const Symbol& symbol) const {
-  const std::string_view raw(names_.c_str() + symbol.name);
+  const std::string_view raw(names_.At(symbol.name));
   return symbol.spelled ? std::string(raw) : DemangleLikePerf(raw);
 }
 
@@ -194,7 +188,7 @@ void SymbolTable::Builder::FinishPass(bool kallsyms, bool ends_given) {
       curr = next;
     } else if (KeepFirst(symbols_[curr], symbols_[next], [this](const Symbol& s) { return DisplayName(s); },
                          [this](const Symbol& x, const Symbol& y) {
-                           return x.spelled == y.spelled && std::strcmp(names_.c_str() + x.name, names_.c_str() + y.name) == 0;
+                           return x.spelled == y.spelled && std::strcmp(names_.At(x.name), names_.At(y.name)) == 0;
                          })) {
       remove(next);
     } else {
@@ -277,24 +271,33 @@ SymbolTable SymbolTable::Builder::Build() {
       Replay();
       table.pieces_ = OverlapPieces();
     }
-    // The live symbols by start (symbols_ indexes -> table indexes for the pieces). Without
-    // pieces, and with the live symbols in the order added, they are moved down over the removed
-    // ones in place (kallsyms: no second copy of 100,000+ symbols).
-    std::vector<uint32_t> index(table.pieces_.empty() ? 0 : symbols_.size(), kNone);
-    if (index.empty() && std::is_sorted(order_.begin(), order_.end())) {
+    // The live symbols are put in start order in place, over the removed ones (no second copy
+    // of a large library's 58,000 symbols at the peak of the report's memory): each symbol's
+    // place is its rank in order_, the pieces' indexes are mapped to those places first.
+    if (std::is_sorted(order_.begin(), order_.end())) {
       for (size_t k = 0; k < order_.size(); ++k) symbols_[k] = symbols_[order_[k]];  // order_[k] >= k
-      symbols_.resize(order_.size());
-      table.symbols_ = std::move(symbols_);
+      for (Piece& piece : table.pieces_) {
+        if (piece.symbol == kNone || piece.symbol == kOutside) continue;
+        piece.symbol = static_cast<uint32_t>(std::lower_bound(order_.begin(), order_.end(), piece.symbol) - order_.begin());
+      }
+    } else {
+      std::vector<uint32_t> place(symbols_.size(), kNone);  // a removed symbol has none
+      for (size_t k = 0; k < order_.size(); ++k) place[order_[k]] = static_cast<uint32_t>(k);
+      for (Piece& piece : table.pieces_) {
+        if (piece.symbol != kNone && piece.symbol != kOutside) piece.symbol = place[piece.symbol];
+      }
+      // Each swap puts one live symbol in its place for good; a removed one it brings back stops
+      // the walk at that position until the symbol whose place it is arrives there.
+      for (size_t i = 0; i < symbols_.size(); ++i) {
+        while (place[i] != kNone && place[i] != i) {
+          const uint32_t to = place[i];
+          std::swap(symbols_[i], symbols_[to]);
+          std::swap(place[i], place[to]);
+        }
+      }
     }
-    table.symbols_.reserve(order_.size());
-    for (size_t k = table.symbols_.size(); k < order_.size(); ++k) {
-      const uint32_t symbol = order_[k];
-      if (!index.empty()) index[symbol] = static_cast<uint32_t>(table.symbols_.size());
-      table.symbols_.push_back(symbols_[symbol]);
-    }
-    for (Piece& piece : table.pieces_) {
-      if (piece.symbol != kNone && piece.symbol != kOutside) piece.symbol = index[piece.symbol];
-    }
+    symbols_.resize(order_.size());
+    table.symbols_ = std::move(symbols_);
     table.sorted_ = true;
   } else {
     Replay();
@@ -302,7 +305,6 @@ SymbolTable SymbolTable::Builder::Build() {
     table.symbols_ = std::move(symbols_);
     table.root_ = root_;
   }
-  names_.shrink_to_fit();
   table.names_ = std::move(names_);
   table.live_ = live_;
   *this = Builder();

@@ -28,6 +28,8 @@
 #include <string_view>
 #include <vector>
 
+#include "jitdump/symbols/name_chunks.h"
+
 namespace jitdump::symbols {
 
 enum class Binding : uint8_t { kLocal, kGlobal, kWeak };
@@ -37,7 +39,7 @@ class SymbolTable {
   struct Symbol {
     uint64_t start = 0;
     uint64_t end = 0;  // exclusive; == start for a symbol of size 0 that nothing followed
-    uint32_t name = 0;  // offset of the NUL-terminated name in names_
+    uint32_t name = 0;  // the NUL-terminated name's offset in names_
     // The name is already spelled for display (perf's PLT names: "memcpy@plt"), not mangled.
     bool spelled = false;
     // A kernel module's symbol in kallsyms (perf's "[module]" names).
@@ -75,7 +77,6 @@ class SymbolTable {
   // Every symbol the table holds, removed ones included in a tree (an index here names a
   // symbol); a sorted table holds the live ones only.
   const std::vector<Symbol>& symbols() const { return symbols_; }
-  size_t bytes() const { return symbols_.capacity() * sizeof(Symbol) + names_.capacity(); }
   // Whether the table is searched as perf's tree (Builder::set_always_tree), not as sorted
   // symbols and, where they overlap, the tree's answers.
   bool is_tree() const { return !sorted_; }
@@ -89,8 +90,6 @@ class SymbolTable {
   // insertions and removals are replayed into perf's tree only when the table needs it.
   class Builder {
    public:
-    // Room for `symbols` more symbols and `name_bytes` more bytes of names.
-    void Reserve(size_t symbols, size_t name_bytes);
     void Add(uint64_t start, uint64_t size, Binding binding, std::string_view name, bool spelled = false,
              bool module = false);
     // A symbol whose end perf's fix-up already gave (a filtered kallsyms read, FinishPass's
@@ -138,7 +137,7 @@ class SymbolTable {
     std::vector<Removal> removals_;
     uint32_t root_ = kNone;
     size_t live_ = 0;
-    std::string names_;
+    NameChunks names_;
     bool always_tree_ = false;
   };
 
@@ -150,7 +149,7 @@ class SymbolTable {
   std::vector<Piece> pieces_;  // by start; empty when no symbols overlap
   uint32_t root_ = kNone;
   size_t live_ = 0;
-  std::string names_;
+  NameChunks names_;
   bool sorted_ = false;  // symbols_ are the live symbols by start, none overlapping
 };
 
