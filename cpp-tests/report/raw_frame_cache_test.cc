@@ -1,14 +1,17 @@
 // RawFrameCache: the reader's per-raw-frame cache keeps one entry per distinct key (every part
 // of the key tells entries apart) and keeps them all as it grows (onto huge pages past 2 MiB:
-// huge_pages.h, whose blocks are checked here too).
+// huge_pages.h, whose blocks are checked here too). FlatIndex, the reader's (address, id) ->
+// index tables in 16-byte entries filled to three quarters, the same.
 #include "jitdump/report/raw_frame_cache.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
+#include "jitdump/report/flat_index.h"
 #include "jitdump/report/huge_pages.h"
 
 namespace jitdump::report {
@@ -58,6 +61,37 @@ TEST(RawFrameCacheTest, KeepsEveryEntryAsItGrows) {
   cache.clear();
   EXPECT_EQ(cache.size(), 0u);
   EXPECT_EQ(cache.Find({0x7f0000000000ull, 0, 2, 0}), nullptr);
+}
+
+// Every value up to the largest an entry holds comes back, whatever the key (zero addresses and
+// ids included: an entry is taken by its value's top bit, not by a key kept out); a larger one is
+// refused, not cut to 31 bits.
+TEST(FlatIndexTest, KeepsEveryValueAsItGrowsAndRefusesOneTooLarge) {
+  FlatIndex index;
+  EXPECT_EQ(index.Find(0, 0), nullptr);
+  constexpr uint32_t kCount = 200000;
+  auto value_of = [](uint32_t i) { return i == 7 ? FlatIndexEntry::kMaxValue : i * 13u; };
+  for (uint32_t i = 0; i < kCount; ++i) {
+    bool inserted = false;
+    FlatIndex::Entry& e = index.Insert(uint64_t{i / 2} * 4, i % 2 == 0 ? 0u : UINT32_MAX, &inserted);
+    ASSERT_TRUE(inserted) << i;
+    EXPECT_EQ(e.value(), 0u);  // new: 0 until set, yet taken
+    e.set_value(value_of(i));
+  }
+  EXPECT_EQ(index.size(), kCount);
+  for (uint32_t i = 0; i < kCount; ++i) {
+    bool inserted = true;
+    const FlatIndex::Entry& e = index.Insert(uint64_t{i / 2} * 4, i % 2 == 0 ? 0u : UINT32_MAX, &inserted);
+    ASSERT_FALSE(inserted) << i;
+    ASSERT_EQ(e.value(), value_of(i)) << i;
+    ASSERT_EQ(index.Find(uint64_t{i / 2} * 4, i % 2 == 0 ? 0u : UINT32_MAX), &e) << i;
+  }
+  EXPECT_EQ(index.Find(2, 0), nullptr);
+  EXPECT_EQ(index.Find(0, 1), nullptr);
+  bool inserted = false;
+  FlatIndex::Entry& e = index.Insert(1, 1, &inserted);
+  EXPECT_THROW(e.set_value(FlatIndexEntry::kMaxValue + 1), std::length_error);
+  static_assert(sizeof(FlatIndex::Entry) == 16);
 }
 
 TEST(RawFrameCacheTest, HugeBlocksAreWholeAlignedHugePages) {

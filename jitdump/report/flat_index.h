@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "jitdump/report/huge_pages.h"
@@ -25,14 +26,18 @@ inline uint64_t MixBits(uint64_t h) {
 }
 
 // The table, over entries that hold their own key. `Entry` provides:
-//   bool used;                          false in an empty slot (a value-initialized Entry)
+//   bool used() const;                  false in an empty slot (a value-initialized Entry)
 //   bool Is(const Key&) const;          whether the entry is the key's
 //   Key key() const;                    its key (to file it again when the table grows)
 //   static Entry Of(const Key&);        a new entry for the key: used, the rest zero
 //   static uint64_t Hash(const Key&);   spread over all 64 bits (MixBits)
-template <typename Entry, typename Key, size_t kInitialSlots>
+// The table doubles when an insert would fill more than kMaxLoadQuarters quarters of it: half
+// (2) where a probe should mostly end in its first slot, three quarters (3) for small entries,
+// several of which share a cache line, where memory counts more than a slot or two more a probe.
+template <typename Entry, typename Key, size_t kInitialSlots, size_t kMaxLoadQuarters = 2>
 class FlatTable {
   static_assert((kInitialSlots & (kInitialSlots - 1)) == 0, "a power of two");
+  static_assert(kMaxLoadQuarters >= 1 && kMaxLoadQuarters <= 3, "an empty slot always left");
 
  public:
   // The entry for `key`, or null.
@@ -40,17 +45,17 @@ class FlatTable {
     if (size_ == 0) return nullptr;
     for (size_t i = Entry::Hash(key) & mask_;; i = (i + 1) & mask_) {
       Entry& e = entries_[i];
-      if (!e.used) return nullptr;
+      if (!e.used()) return nullptr;
       if (e.Is(key)) return &e;
     }
   }
 
   // The entry for `key`, made by Entry::Of when new; `inserted` says which.
   Entry& Insert(const Key& key, bool* inserted) {
-    if (2 * (size_ + 1) > entries_.size()) Grow();
+    if (4 * (size_ + 1) > kMaxLoadQuarters * entries_.size()) Grow();
     for (size_t i = Entry::Hash(key) & mask_;; i = (i + 1) & mask_) {
       Entry& e = entries_[i];
-      if (!e.used) {
+      if (!e.used()) {
         e = Entry::Of(key);
         ++size_;
         *inserted = true;
@@ -79,7 +84,7 @@ class FlatTable {
     mask_ = entries_.size() - 1;
     size_ = 0;
     for (const Entry& e : old) {
-      if (!e.used) continue;
+      if (!e.used()) continue;
       bool inserted;
       Insert(e.key(), &inserted) = e;
     }
@@ -90,27 +95,48 @@ class FlatTable {
   size_t size_ = 0;
 };
 
-// A 64+32-bit key to a 32-bit value.
+// A 64+32-bit key to a 31-bit value, in 16 bytes (four to a cache line): the value's top bit
+// says the slot is taken. The values are indexes of the report's locations and frame caches,
+// whose 2^31st element would need tens of gigabytes first; one beyond is refused, not wrapped.
 struct FlatIndexKey {
   uint64_t a = 0;
   uint32_t b = 0;
 };
 
 struct FlatIndexEntry {
+  static constexpr uint32_t kMaxValue = UINT32_MAX >> 1;
+
   uint64_t a = 0;
   uint32_t b = 0;
-  uint32_t value = 0;
-  bool used = false;
 
+  uint32_t value() const { return value_and_used_ & kMaxValue; }
+  // Throws std::length_error past kMaxValue.
+  void set_value(uint32_t value) {
+    if (value > kMaxValue) throw std::length_error("more than 2^31 distinct frames");
+    value_and_used_ = value | kUsed;
+  }
+  bool used() const { return (value_and_used_ & kUsed) != 0; }
   bool Is(const FlatIndexKey& key) const { return a == key.a && b == key.b; }
   FlatIndexKey key() const { return {a, b}; }
-  static FlatIndexEntry Of(const FlatIndexKey& key) { return {key.a, key.b, 0, true}; }
+  static FlatIndexEntry Of(const FlatIndexKey& key) {
+    FlatIndexEntry e;
+    e.a = key.a;
+    e.b = key.b;
+    e.value_and_used_ = kUsed;
+    return e;
+  }
   static uint64_t Hash(const FlatIndexKey& key) {
     return MixBits(key.a ^ (uint64_t{key.b} << 47 | uint64_t{key.b} >> 17));
   }
+
+ private:
+  static constexpr uint32_t kUsed = uint32_t{1} << 31;
+  uint32_t value_and_used_ = 0;
 };
 
-class FlatIndex : public FlatTable<FlatIndexEntry, FlatIndexKey, 1024> {
+static_assert(sizeof(FlatIndexEntry) == 16);
+
+class FlatIndex : public FlatTable<FlatIndexEntry, FlatIndexKey, 1024, /*kMaxLoadQuarters=*/3> {
  public:
   using Entry = FlatIndexEntry;
   using FlatTable::Find;

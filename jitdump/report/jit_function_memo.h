@@ -28,9 +28,10 @@ struct JitFunctionEntry {
   uint32_t file_size = 0;
   FrameKind kind = FrameKind::kUnknown;
   bool java_name = false;
-  bool used = false;
+  bool taken = false;
   uint32_t value = 0;  // the profile's function index
 
+  bool used() const { return taken; }
   bool Is(const JitFunctionKey& key) const {
     return function == key.function.data() && function_size == key.function.size() && file == key.file.data() &&
            file_size == key.file.size() && kind == key.kind && java_name == key.java_name;

@@ -158,11 +158,11 @@ uint32_t ProfileReader::MappingOf(uint32_t dso) {
 uint32_t ProfileReader::JitLocation(Jvm& jvm, size_t record, uint64_t addr) {
   bool inserted;
   FlatIndex::Entry& entry = jvm.locations.Insert(addr, static_cast<uint32_t>(record), &inserted);
-  if (!inserted) return entry.value;
+  if (!inserted) return entry.value();
   jit_lines_.clear();
   for (const JitLine& frame : jvm.code->Chain(record, addr)) jit_lines_.push_back(Line{JitFunction(frame), frame.line});
   const uint32_t id = builder_.AddLocation(addr, jvm.mapping, jit_lines_);
-  entry.value = id;  // nothing above inserts into jvm.locations: `entry` still stands
+  entry.set_value(id);  // nothing above inserts into jvm.locations: `entry` still stands
   if (jvm.code->undecoded() != 0 && !jvm.warned_undecoded) {
     jvm.warned_undecoded = true;
     stats_.warnings.push_back(Printable(jvm.code->path()) + ": some lines and inline chains left out (over the " +
@@ -215,7 +215,7 @@ uint32_t ProfileReader::NativeLocation(const StackSample& sample, const StackFra
   const uint64_t addr = frame.file_addr >= step ? frame.file_addr - step : frame.file_addr;
   bool inserted;
   FlatIndex::Entry& entry = native_frames_.Insert(addr, frame.dso, &inserted);
-  if (!inserted) return entry.value;
+  if (!inserted) return entry.value();
   const FrameDso& dso = dsos_[frame.dso];
   const uint32_t mapping = MappingOf(frame.dso);
   if (!frame.named && native_symbols_ != nullptr && !dso.none) {
@@ -226,13 +226,13 @@ uint32_t ProfileReader::NativeLocation(const StackSample& sample, const StackFra
     if (native_symbols_->Defer(sample.pid, at, dso, ticket)) {
       const uint32_t id = builder_.AddUnnamedLocation(addr, mapping);
       unnamed_natives_.push_back(UnnamedNative{id, frame.dso, kernel, jit_area});
-      entry.value = id;
+      entry.set_value(id);
       return id;
     }
   }
   const Line line = FallbackLine(frame, dso, kernel, jit_area);
   const uint32_t id = builder_.AddLocation(addr, mapping, {line});
-  entry.value = id;  // nothing above inserts into native_frames_: `entry` still stands
+  entry.set_value(id);  // nothing above inserts into native_frames_: `entry` still stands
   return id;
 }
 
@@ -303,14 +303,14 @@ ProfileReader::Resolved ProfileReader::Resolve(const StackSample& sample, const 
     const uint64_t epoch = jvm->code->timeline().Epoch(*sample.time_ns);
     bool inserted;
     FlatIndex::Entry& entry = jit_frames_.Insert(lookup, jvm->index, &inserted);
-    if (!inserted && jit_cache_[entry.value].epoch == epoch) {
-      out.hit = jit_cache_[entry.value];
+    if (!inserted && jit_cache_[entry.value()].epoch == epoch) {
+      out.hit = jit_cache_[entry.value()];
     } else {
       if (inserted) {
-        entry.value = static_cast<uint32_t>(jit_cache_.size());
+        entry.set_value(static_cast<uint32_t>(jit_cache_.size()));
         jit_cache_.emplace_back();
       }
-      const uint32_t slot = entry.value;  // ResolveJit may grow the index
+      const uint32_t slot = entry.value();  // ResolveJit may grow the index
       out.hit = ResolveJit(sample, frame, step, *jvm);
       out.hit.epoch = epoch;
       jit_cache_[slot] = out.hit;

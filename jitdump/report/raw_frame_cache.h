@@ -27,13 +27,14 @@ struct RawFrameEntry {
   uint32_t pid = 0;
   uint8_t cpumode = 0;
   uint8_t position = 0;
-  bool used = false;
+  bool taken = false;
   uint8_t flags = 0;        // the reader's
   uint32_t location = 0;
   uint32_t jvm = 0;         // the reader's JVM index it was resolved for, when that matters
   uint32_t generation = 0;  // AddressSpaces::FindGeneration when it was resolved or checked
   uint32_t epoch = 0;       // LoadTimeline::Epoch when it was resolved, when that matters
 
+  bool used() const { return taken; }
   bool Is(const RawFrameKey& key) const {
     return ip == key.ip && pid == key.pid && cpumode == key.cpumode && position == key.position;
   }
@@ -44,7 +45,7 @@ struct RawFrameEntry {
     e.pid = key.pid;
     e.cpumode = key.cpumode;
     e.position = key.position;
-    e.used = true;
+    e.taken = true;
     return e;
   }
   static uint64_t Hash(const RawFrameKey& key) {
