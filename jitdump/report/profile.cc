@@ -49,15 +49,16 @@ uint32_t ProfileBuilder::Intern(std::vector<Slot>& slots, size_t count, uint64_t
       slots[i] = slot;
     }
   }
-  for (size_t i = hash & (slots.size() - 1);; i = (i + 1) & (slots.size() - 1)) {
+  const auto low = static_cast<uint32_t>(hash);
+  for (size_t i = low & (slots.size() - 1);; i = (i + 1) & (slots.size() - 1)) {
     Slot& slot = slots[i];
     if (slot.index == UINT32_MAX) {
-      slot.hash = hash;
+      slot.hash = low;
       slot.index = static_cast<uint32_t>(count);
       *inserted = true;
       return slot.index;
     }
-    if (slot.hash == hash && equal(slot.index)) {
+    if (slot.hash == low && equal(slot.index)) {
       *inserted = false;
       return slot.index;
     }

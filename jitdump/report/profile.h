@@ -128,9 +128,10 @@ class ProfileBuilder {
  private:
   // Open addressing over item indexes, each slot with the item's hash: an item already seen
   // costs a hash and one comparison, no allocation (functions and locations are interned once
-  // per distinct frame of a recording).
+  // per distinct frame of a recording). The low 32 bits of the hash are kept, which pick the
+  // slot in any table that fits in memory: 8 bytes a slot (the locations' table was 2 MB).
   struct Slot {
-    uint64_t hash = 0;
+    uint32_t hash = 0;
     uint32_t index = UINT32_MAX;  // UINT32_MAX: empty
   };
   template <typename Equal>

@@ -68,7 +68,9 @@ void StackTable::Insert(std::span<const uint32_t> locations, uint32_t process, u
   const bool wide = hashed.wide;
   const size_t bytes = frames * (wide ? 4 : 2);
 
-  if (2 * (records_.size() + 1) > slots_.size()) Grow();
+  // Grown at three quarters full: a probe compares 8-byte slots, eight to a cache line, and
+  // reads a record only where the hash matches (the table was 2 MB at a third full).
+  if (4 * (records_.size() + 1) > 3 * slots_.size()) Grow();
   const size_t mask = slots_.size() - 1;
   size_t i = hash & mask;
   for (;; i = (i + 1) & mask) {
