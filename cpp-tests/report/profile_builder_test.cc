@@ -1,6 +1,8 @@
 // ProfileBuilder's samples: identical (process, thread, stack) merge into one Sample, and
 // anything that differs (a location, the stack's length, the thread, the process) makes another;
-// Take() gives them in the order of their paths (SamplesByPath's), which then keeps it.
+// Take() gives them in the order of their paths (SamplesByPath's), which then keeps it. Once its
+// indexes are released (the reader's last sample is in), Take() gives the same profile, and an
+// added location or sample is refused.
 #include "jitdump/report/profile.h"
 
 #include <gtest/gtest.h>
@@ -8,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -59,6 +62,39 @@ TEST(ProfileBuilderTest, MergesIdenticalStacksOfAThreadInPathOrder) {
   EXPECT_EQ(SamplesByPath(p), identity);
   // The builder is left empty.
   EXPECT_TRUE(b.Take().samples.empty());
+}
+
+TEST(ProfileBuilderTest, ReleasedIndexesKeepEverySampleAndRefuseMore) {
+  auto fill = [](ProfileBuilder& b) {
+    const uint32_t process = b.AddProcess(10, "java", "");
+    for (uint32_t i = 0; i < 3000; ++i) {
+      const uint32_t function = b.AddFunction("f" + std::to_string(i % 50), "F.java", FrameKind::kCompiled);
+      const uint32_t location = b.AddLocation(0x1000 + 16 * (i % 700), 0, {Line{function, i % 7}});
+      b.AddSample({location, i % 3, i % 5}, process, i % 2 == 0 ? "main" : "worker", 1, 100);
+    }
+  };
+  ProfileBuilder kept;
+  fill(kept);
+  ProfileBuilder released;
+  fill(released);
+  released.ReleaseIndexes();
+  released.ReleaseIndexes();  // again: nothing more to free
+  // Named after the release, as native frames are.
+  released.AddFunction("named_late", "", FrameKind::kNative);
+  kept.AddFunction("named_late", "", FrameKind::kNative);
+  EXPECT_THROW(released.AddLocation(0x9000, 0, {}), std::logic_error);
+  EXPECT_THROW(released.AddSample({1, 2}, 0, "main", 1, 100), std::logic_error);
+  const Profile a = kept.Take();
+  const Profile b = released.Take();
+  ASSERT_EQ(a.samples.size(), b.samples.size());
+  EXPECT_GT(a.samples.size(), 100u);
+  EXPECT_EQ(a.locations.size(), b.locations.size());
+  EXPECT_EQ(a.functions.size(), b.functions.size());
+  for (size_t i = 0; i < a.samples.size(); ++i) {
+    EXPECT_EQ(a.samples[i].locations, b.samples[i].locations) << i;
+    EXPECT_EQ(a.samples[i].count, b.samples[i].count) << i;
+    EXPECT_EQ(a.threads[a.samples[i].thread], b.threads[b.samples[i].thread]) << i;
+  }
 }
 
 TEST(ProfileBuilderTest, ManyDistinctStacksEachKeepTheirCounts) {

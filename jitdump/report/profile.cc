@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 #include "jitdump/report/flat_index.h"
 
@@ -101,7 +102,14 @@ uint32_t ProfileBuilder::AddMapping(std::string_view file, uint64_t start, uint6
   return it->second;
 }
 
+void ProfileBuilder::ReleaseIndexes() {
+  std::vector<Slot>().swap(location_slots_);
+  stacks_.ReleaseSlots();
+  indexes_released_ = true;
+}
+
 uint32_t ProfileBuilder::AddLocation(uint64_t address, uint32_t mapping, const std::vector<Line>& lines) {
+  if (indexes_released_) throw std::logic_error("a location added after the profile builder's indexes were released");
   uint64_t h = Mix(address, mapping);
   for (const Line& line : lines) h = Mix(Mix(h, line.function), line.line);
   bool inserted;

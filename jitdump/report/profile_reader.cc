@@ -557,6 +557,7 @@ void ProfileReader::Finish(const StackSample& sample, uint32_t process) {
 }
 
 void ProfileReader::ReleaseReadState() {
+  builder_.ReleaseIndexes();  // no location or stack is added from here on
   jvms_.clear();   // each Jvm and its share of a decoded dump
   dumps_.clear();
   jit_functions_.clear();  // its names were views into the dumps

@@ -37,12 +37,14 @@ StackTable::Hashed StackTable::HashOf(std::span<const uint32_t> locations, uint3
 
 void StackTable::Add(std::span<const uint32_t> locations, uint32_t process, uint32_t thread, uint64_t count,
                      uint64_t nanos) {
+  if (slots_released_) throw std::logic_error("a stack added after the stack table's slots were released");
   Flush();
   Insert(locations, process, thread, count, nanos, HashOf(locations, process, thread));
 }
 
 void StackTable::AddLater(std::span<const uint32_t> locations, uint32_t process, uint32_t thread, uint64_t count,
                           uint64_t nanos) {
+  if (slots_released_) throw std::logic_error("a stack added after the stack table's slots were released");
   Flush();
   const Hashed hashed = HashOf(locations, process, thread);
   if (!slots_.empty()) __builtin_prefetch(&slots_[hashed.hash & (slots_.size() - 1)]);
@@ -59,6 +61,12 @@ void StackTable::Flush() {
   if (!pending_.held) return;
   pending_.held = false;
   Insert(pending_.locations, pending_.process, pending_.thread, pending_.count, pending_.nanos, pending_.hashed);
+}
+
+void StackTable::ReleaseSlots() {
+  Flush();
+  std::vector<Slot>().swap(slots_);
+  slots_released_ = true;
 }
 
 void StackTable::Insert(std::span<const uint32_t> locations, uint32_t process, uint32_t thread, uint64_t count,
