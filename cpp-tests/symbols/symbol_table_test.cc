@@ -27,6 +27,20 @@ std::string NameAt(const SymbolTable& table, uint64_t address) {
   return s != nullptr ? std::string(table.Name(*s)) : "(none)";
 }
 
+// The tests' random numbers: a 64-bit linear congruential generator, the same sequence on every
+// platform; next(bound) is in [0, bound).
+class Lcg {
+ public:
+  explicit Lcg(uint64_t seed) : seed_(seed) {}
+  uint64_t operator()(uint64_t bound) {
+    seed_ = seed_ * 6364136223846793005ull + 1442695040888963407ull;
+    return (seed_ >> 33) % bound;
+  }
+
+ private:
+  uint64_t seed_;
+};
+
 TEST(SymbolTableTest, SizedSymbolsCoverTheirRangeOnly) {
   SymbolTable::Builder b;
   b.Add(0x1000, 0x10, Binding::kGlobal, "a");
@@ -166,11 +180,7 @@ TEST(SymbolTableTest, KallsymsPassRoundsBetweenKernelAndModules) {
 // several passes (duplicates, removals), some with PLT-like symbols added after the last pass
 // that overlap what is there.
 TEST(SymbolTableTest, SortedTablesFindWhatPerfsTreeFinds) {
-  uint64_t seed = 12345;
-  auto next = [&seed](uint64_t bound) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    return (seed >> 33) % bound;
-  };
+  Lcg next(12345);
   size_t sorted_tables = 0;
   size_t tree_tables = 0;
   for (int round = 0; round < 200; ++round) {
@@ -219,11 +229,7 @@ TEST(SymbolTableTest, SortedTablesFindWhatPerfsTreeFinds) {
 // overlap what is there) are put in order without moving a symbol: the tree's answers kept for
 // the overlapping stretches must still name the symbols they named in perf's tree.
 TEST(SymbolTableTest, TablesAddedInStartOrderWithOverlapsFindWhatPerfsTreeFinds) {
-  uint64_t seed = 4242;
-  auto next = [&seed](uint64_t bound) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    return (seed >> 33) % bound;
-  };
+  Lcg next(4242);
   size_t with_overlaps = 0;
   for (int round = 0; round < 100; ++round) {
     SymbolTable::Builder auto_built;
@@ -287,11 +293,7 @@ TEST(SymbolTableTest, NamesOfEveryLengthAcrossChunks) {
 // it, and of two symbols starting together that nothing else tells apart (size, binding, name's
 // length) the one added first stays, whichever of the two that was.
 TEST(SymbolTableTest, ManySymbolsInNoOrderKeepTheFirstOfEqualStarts) {
-  uint64_t seed = 777;
-  auto next = [&seed](uint64_t bound) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    return (seed >> 33) % bound;
-  };
+  Lcg next(777);
   constexpr uint64_t kBase = 0xffffffff81000000ull;
   constexpr size_t kSymbols = 5000;
   std::vector<uint64_t> starts;
