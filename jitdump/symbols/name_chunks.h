@@ -55,7 +55,7 @@ class NameChunks {
   // may start must stay inside 32 bits (4 GiB of names: a hostile file's; kMaxSymbolTableBytes
   // stops a real one long before).
   bool Fits(size_t bytes) const {
-    return uint64_t{units_.size()} * kChunkBytes + bytes + 1 + kChunkBytes <= UINT32_MAX;
+    return bytes < UINT32_MAX && uint64_t{units_.size()} * kChunkBytes + bytes + 1 + kChunkBytes <= UINT32_MAX;
   }
 
  private:
