@@ -468,6 +468,15 @@ void ProfileReader::AddRaw(const StackSample& sample, std::span<const RawFrame> 
   this_stack_.resize(frames.size());
   uint32_t* const locations = stack_.data();
   LastStacks::Frame* const kept = this_stack_.data();
+  // The cache slots of the frames that will be probed, loaded all at once. A frame's key holds
+  // whether it follows a kernel frame, known for sure only once that frame is resolved: guessed
+  // here from its address (a wrong guess costs one useless load).
+  for (size_t i = 0; i < reuse_from; ++i) {
+    const bool first = !sample.call_chain || i == 0;
+    const bool after_kernel_guess = i > 0 && (frames[i - 1].ip >> 48) == 0xffff;
+    const uint8_t position = static_cast<uint8_t>((first ? 1 : 0) | (after_kernel_guess ? 2 : 0));
+    raw_frames_.Prefetch(RawFrameCache::Key{frames[i].ip, sample.pid, static_cast<uint8_t>(frames[i].cpumode), position});
+  }
   bool after_kernel = false;
   for (size_t i = 0; i < frames.size(); ++i) {
     const bool first = !sample.call_chain || i == 0;
