@@ -163,7 +163,9 @@ Profile ProfileBuilder::Take() {
   // In path order: the outputs walk them so (SamplesByPath finds them sorted).
   stacks_.SortByPath();
   out.samples.reserve(out.samples.size() + stacks_.size());
+  constexpr size_t kAhead = 8;  // records in path order lie anywhere in megabytes of them
   for (size_t i = 0; i < stacks_.size(); ++i) {
+    stacks_.Prefetch(i + kAhead);
     Sample& sample = out.samples.emplace_back();
     const StackTable::Stack stack = stacks_.Get(i, &sample.locations);
     sample.process = stack.process;

@@ -13,14 +13,18 @@ namespace jitdump::report {
 
 namespace sequence_sort_detail {
 
+// How far ahead the keys' loops ask for a sequence (`prefetch`): the blocks of sequences that lie
+// anywhere in memory are read one after another, each a miss unless asked for before.
+inline constexpr size_t kPrefetchAhead = 8;
+
 // SortSequenceBlocks over [first, last) with keys[i] the block of first[i] at `level`, each key
 // moved with its index: the partitions at one level read the blocks from this array in a row,
 // where reading them through block_at again at every level of the recursion was a scattered read
 // of each sequence per level (the cost of the sort on a profile's stacks, which do not fit in the
 // CPU's caches).
-template <typename BlockAt, typename Ends>
+template <typename BlockAt, typename Ends, typename Prefetch>
 void SortKeyed(uint32_t* first, uint32_t* last, uint64_t* keys, size_t level, const BlockAt& block_at,
-               const Ends& ends) {
+               const Ends& ends, const Prefetch& prefetch) {
   while (last - first > 1) {
     const size_t n = static_cast<size_t>(last - first);
     const uint64_t pivot = keys[n / 2];
@@ -39,8 +43,8 @@ void SortKeyed(uint32_t* first, uint32_t* last, uint64_t* keys, size_t level, co
         ++i;
       }
     }
-    SortKeyed(first, first + lt, keys, level, block_at, ends);
-    SortKeyed(first + gt, last, keys + gt, level, block_at, ends);
+    SortKeyed(first, first + lt, keys, level, block_at, ends, prefetch);
+    SortKeyed(first + gt, last, keys + gt, level, block_at, ends, prefetch);
     if (ends(pivot)) {
       // The sequences equal to the pivot all end in this block: they are equal, and keep the
       // order of their indexes.
@@ -65,7 +69,11 @@ void SortKeyed(uint32_t* first, uint32_t* last, uint64_t* keys, size_t level, co
         run = shared;
       }
       level += run;
-      for (size_t i = 0; i < static_cast<size_t>(last - first); ++i) keys[i] = block_at(first[i], level);
+      const size_t n = static_cast<size_t>(last - first);
+      for (size_t i = 0; i < n; ++i) {
+        if (i + kPrefetchAhead < n) prefetch(first[i + kPrefetchAhead]);
+        keys[i] = block_at(first[i], level);
+      }
     }
   }
 }
@@ -92,12 +100,23 @@ void SortKeyed(uint32_t* first, uint32_t* last, uint64_t* keys, size_t level, co
 // from there is skipped in one pass that reads each sequence's blocks in a row, compared with the
 // first's (a pass per block would read every sequence's block at that level, one scattered read
 // each, and move none of them: the order comes out the same).
-template <typename BlockAt, typename Ends>
-void SortSequenceBlocks(uint32_t* first, uint32_t* last, size_t level, const BlockAt& block_at, const Ends& ends) {
+// `prefetch(index)` asks for what block_at will read of sequence `index` (a hint; it may do
+// nothing).
+template <typename BlockAt, typename Ends, typename Prefetch>
+void SortSequenceBlocks(uint32_t* first, uint32_t* last, size_t level, const BlockAt& block_at, const Ends& ends,
+                        const Prefetch& prefetch) {
   if (last - first < 2) return;
   std::vector<uint64_t> keys(static_cast<size_t>(last - first));
-  for (size_t i = 0; i < keys.size(); ++i) keys[i] = block_at(first[i], level);
-  sequence_sort_detail::SortKeyed(first, last, keys.data(), level, block_at, ends);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (i + sequence_sort_detail::kPrefetchAhead < keys.size()) prefetch(first[i + sequence_sort_detail::kPrefetchAhead]);
+    keys[i] = block_at(first[i], level);
+  }
+  sequence_sort_detail::SortKeyed(first, last, keys.data(), level, block_at, ends, prefetch);
+}
+
+template <typename BlockAt, typename Ends>
+void SortSequenceBlocks(uint32_t* first, uint32_t* last, size_t level, const BlockAt& block_at, const Ends& ends) {
+  SortSequenceBlocks(first, last, level, block_at, ends, [](uint32_t) {});
 }
 
 // SortSequenceBlocks with one token to a block: `token_at(index, depth)` is the sequence's token

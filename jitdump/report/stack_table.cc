@@ -146,8 +146,16 @@ void StackTable::SortByPath() {
       for (size_t d = depth; d < depth + 4; ++d) block = block << 16 | (d <= frames ? uint64_t{locations[frames - d]} + 1 : 0);
       return block;
     };
+    // A record's header and the locations nearest the root (the record's end; most are two
+    // cache lines). Always inlined: GCC 12 drops the calls of an out-of-line function that only
+    // prefetches.
+    auto prefetch = [this](uint32_t record) __attribute__((always_inline)) {
+      const char* header = reinterpret_cast<const char*>(HeaderAt(uint64_t{record} * 8));
+      __builtin_prefetch(header);
+      __builtin_prefetch(header + 64);
+    };
     SortSequenceBlocks(records_.data(), records_.data() + records_.size(), 0, block_at,
-                       [](uint64_t block) { return (block & 0xffff) == 0; });
+                       [](uint64_t block) { return (block & 0xffff) == 0; }, prefetch);
     return;
   }
   auto token_at = [this](uint32_t record, size_t depth) -> int64_t {

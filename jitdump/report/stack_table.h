@@ -53,6 +53,12 @@ class StackTable {
   // into `locations` (replacing what it held).
   Stack Get(size_t i, std::vector<uint32_t>* locations) const;
 
+  // Asks for the `i`th stack's record ahead of Get (nothing when there is none). Always
+  // inlined: GCC 12 drops the calls of an out-of-line function that only prefetches.
+  [[gnu::always_inline]] void Prefetch(size_t i) const {
+    if (i < records_.size()) __builtin_prefetch(HeaderAt(uint64_t{records_[i]} * 8));
+  }
+
   // Puts the stacks in the order of their paths: process, then locations outermost first, a path
   // before every longer one it begins, equal paths (a stack of several threads) in the order
   // they were made: SamplesByPath's order of the samples Get gives in this order. Every output
