@@ -149,10 +149,11 @@ void StackTable::SortByPath() {
     // A record's header and the locations nearest the root (the record's end; most are two
     // cache lines). Always inlined: GCC 12 drops the calls of an out-of-line function that only
     // prefetches.
+    // (The second line's address is made as a number: it may lie past the record's chunk.)
     auto prefetch = [this](uint32_t record) __attribute__((always_inline)) {
-      const char* header = reinterpret_cast<const char*>(HeaderAt(uint64_t{record} * 8));
-      __builtin_prefetch(header);
-      __builtin_prefetch(header + 64);
+      const uintptr_t header = reinterpret_cast<uintptr_t>(HeaderAt(uint64_t{record} * 8));
+      __builtin_prefetch(reinterpret_cast<const void*>(header));
+      __builtin_prefetch(reinterpret_cast<const void*>(header + 64));
     };
     SortSequenceBlocks(records_.data(), records_.data() + records_.size(), 0, block_at,
                        [](uint64_t block) { return (block & 0xffff) == 0; }, prefetch);
