@@ -427,6 +427,13 @@ enum RawFlag : uint8_t {
   kRawTimeResolved = 1 << 7,
 };
 
+// A frame's place in its stack, part of its cache key: the first of its sample (or its only ip),
+// or the one after a kernel frame; either says its address is where the CPU was, not a return
+// address.
+uint8_t PositionOf(bool first, bool after_kernel) {
+  return static_cast<uint8_t>((first ? 1 : 0) | (after_kernel ? 2 : 0));
+}
+
 }  // namespace
 
 inline void ProfileReader::CountCached(uint8_t flags, uint32_t jvm) {
@@ -468,19 +475,20 @@ void ProfileReader::AddRaw(const StackSample& sample, std::span<const RawFrame> 
   this_stack_.resize(frames.size());
   uint32_t* const locations = stack_.data();
   LastStacks::Frame* const kept = this_stack_.data();
+  auto key_of = [&](size_t i, uint8_t position) {
+    return RawFrameCache::Key{frames[i].ip, sample.pid, static_cast<uint8_t>(frames[i].cpumode), position};
+  };
   // The cache slots of the frames that will be probed, loaded all at once. A frame's key holds
   // whether it follows a kernel frame, known for sure only once that frame is resolved: guessed
   // here from its address (a wrong guess costs one useless load).
   for (size_t i = 0; i < reuse_from; ++i) {
-    const bool first = !sample.call_chain || i == 0;
     const bool after_kernel_guess = i > 0 && (frames[i - 1].ip >> 48) == 0xffff;
-    const uint8_t position = static_cast<uint8_t>((first ? 1 : 0) | (after_kernel_guess ? 2 : 0));
-    raw_frames_.Prefetch(RawFrameCache::Key{frames[i].ip, sample.pid, static_cast<uint8_t>(frames[i].cpumode), position});
+    raw_frames_.Prefetch(key_of(i, PositionOf(!sample.call_chain || i == 0, after_kernel_guess)));
   }
   bool after_kernel = false;
   for (size_t i = 0; i < frames.size(); ++i) {
     const bool first = !sample.call_chain || i == 0;
-    const uint8_t position = static_cast<uint8_t>((first ? 1 : 0) | (after_kernel ? 2 : 0));
+    const uint8_t position = PositionOf(first, after_kernel);
     if (i >= reuse_from) {
       const size_t from = last.frames.size() - (frames.size() - i);
       const std::span<const LastStacks::Frame> reused(last.frames.data() + from, last.frames.size() - from);
@@ -501,7 +509,7 @@ void ProfileReader::AddRaw(const StackSample& sample, std::span<const RawFrame> 
         break;
       }
     }
-    const RawFrameCache::Key key{frames[i].ip, sample.pid, static_cast<uint8_t>(frames[i].cpumode), position};
+    const RawFrameCache::Key key = key_of(i, position);
     RawFrameCache::Entry* e = raw_frames_.Find(key);
     bool trusted = e != nullptr && (!(e->flags & kRawJitArea) || e->jvm == jvm_index);
     if (trusted && (e->flags & kRawTimed)) trusted = timed && e->epoch == epoch_now();

@@ -146,15 +146,9 @@ void StackTable::SortByPath() {
       for (size_t d = depth; d < depth + 4; ++d) block = block << 16 | (d <= frames ? uint64_t{locations[frames - d]} + 1 : 0);
       return block;
     };
-    // A record's header and the locations nearest the root (the record's end; most are two
-    // cache lines). Always inlined: GCC 12 drops the calls of an out-of-line function that only
-    // prefetches.
-    // (The second line's address is made as a number: it may lie past the record's chunk.)
-    auto prefetch = [this](uint32_t record) __attribute__((always_inline)) {
-      const uintptr_t header = reinterpret_cast<uintptr_t>(HeaderAt(uint64_t{record} * 8));
-      __builtin_prefetch(reinterpret_cast<const void*>(header));
-      __builtin_prefetch(reinterpret_cast<const void*>(header + 64));
-    };
+    // The header and the locations nearest the root (the record's end). Always inlined, as
+    // PrefetchRecord is.
+    auto prefetch = [this](uint32_t record) __attribute__((always_inline)) { PrefetchRecord(record); };
     SortSequenceBlocks(records_.data(), records_.data() + records_.size(), 0, block_at,
                        [](uint64_t block) { return (block & 0xffff) == 0; }, prefetch);
     return;

@@ -42,7 +42,8 @@ class StackTable {
                 uint64_t nanos);
   void Flush();
   // Frees the table of slots that finds a stack again (1 MB for 96,584 stacks), once every stack
-  // has been added: size(), Get() and SortByPath() still see them all; Add throws after it.
+  // has been added: size(), Get() and SortByPath() still see them all; Add and AddLater throw
+  // after it.
   void ReleaseSlots();
 
   // Distinct stacks so far.
@@ -53,10 +54,9 @@ class StackTable {
   // into `locations` (replacing what it held).
   Stack Get(size_t i, std::vector<uint32_t>* locations) const;
 
-  // Asks for the `i`th stack's record ahead of Get (nothing when there is none). Always
-  // inlined: GCC 12 drops the calls of an out-of-line function that only prefetches.
+  // Asks for the `i`th stack's record ahead of Get (nothing when there is none).
   [[gnu::always_inline]] void Prefetch(size_t i) const {
-    if (i < records_.size()) __builtin_prefetch(HeaderAt(uint64_t{records_[i]} * 8));
+    if (i < records_.size()) PrefetchRecord(records_[i]);
   }
 
   // Puts the stacks in the order of their paths: process, then locations outermost first, a path
@@ -108,6 +108,14 @@ class StackTable {
   static constexpr uint32_t kEmpty = UINT32_MAX;
   static constexpr size_t kChunkBytes = size_t{1} << 20;
 
+  // Asks for the record at `record` * 8: its header and the line after it (most records are two
+  // lines; the second's address is made as a number, as it may lie past the record's chunk).
+  // Always inlined: GCC 12 drops the calls of an out-of-line function that only prefetches.
+  [[gnu::always_inline]] void PrefetchRecord(uint32_t record) const {
+    const uintptr_t header = reinterpret_cast<uintptr_t>(HeaderAt(uint64_t{record} * 8));
+    __builtin_prefetch(reinterpret_cast<const void*>(header));
+    __builtin_prefetch(reinterpret_cast<const void*>(header + 64));
+  }
   const Header* HeaderAt(uint64_t offset) const {
     return reinterpret_cast<const Header*>(units_[offset / kChunkBytes] + offset % kChunkBytes);
   }
