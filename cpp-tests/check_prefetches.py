@@ -30,7 +30,11 @@ def main():
         print(__doc__)
         return 2
     tool = sys.argv[1]
-    proc = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", tool], capture_output=True, text=True)
+    try:
+        proc = subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", tool], capture_output=True, text=True)
+    except FileNotFoundError:
+        print("objdump not found: install binutils (Debian package binutils)")
+        return 2
     if proc.returncode != 0:
         print(f"objdump {tool} failed (binutils): {proc.stderr.strip()}")
         return 2
