@@ -24,6 +24,7 @@ struct BuildNode {
   uint32_t parent;
   uint32_t depth;
   uint32_t first_line = kNone;  // index into the line pool
+  uint32_t first_child = kNone;  // kept by the TreeBuilder's ChildIndex
   uint64_t total = 0;
 };
 
@@ -73,7 +74,7 @@ std::string ProcessFrameName(const Process& process) {
 // where a sample's path leaves the one before it.
 class TreeBuilder {
  public:
-  TreeBuilder(uint32_t root_frame) : children_(NodeKey{&nodes_}) { nodes_.push_back(BuildNode{root_frame, kNone, 0}); }
+  TreeBuilder(uint32_t root_frame) : children_(NodeLinks{&nodes_}) { nodes_.push_back(BuildNode{root_frame, kNone, 0}); }
 
   uint32_t Child(uint32_t parent, uint32_t frame) {
     bool added = false;
@@ -103,11 +104,12 @@ class TreeBuilder {
  private:
   std::vector<BuildNode> nodes_;
   std::vector<PooledLine> lines_;
-  struct NodeKey {
-    const std::vector<BuildNode>* nodes;
-    std::pair<uint32_t, uint32_t> operator()(uint32_t n) const { return {(*nodes)[n].parent, (*nodes)[n].frame}; }
+  struct NodeLinks {
+    std::vector<BuildNode>* nodes;
+    std::pair<uint32_t, uint32_t> Key(uint32_t n) const { return {(*nodes)[n].parent, (*nodes)[n].frame}; }
+    uint32_t& FirstChild(uint32_t n) { return (*nodes)[n].first_child; }
   };
-  ChildIndex<NodeKey> children_;  // nodes by (parent, frame)
+  ChildIndex<NodeLinks> children_;  // nodes by (parent, frame)
 };
 
 // The pseudo frames of processes, threads and unknown locations, made once each (a recording

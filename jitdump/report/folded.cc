@@ -42,7 +42,7 @@ const char* Suffix(FrameKind kind) {
 class Folder {
  public:
   Folder(const Profile& profile, const FoldedOptions& options, const std::vector<uint32_t>& by_path)
-      : children_(NodeKey{&nodes_}) {
+      : children_(NodeLinks{&nodes_}) {
     texts_.reserve(profile.functions.size());
     for (const Function& f : profile.functions) {
       std::string text = ";";
@@ -85,7 +85,7 @@ class Folder {
     };
     std::vector<uint32_t> first(nodes_.size() + 1, 0);
     for (size_t n = 1; n < nodes_.size(); ++n) {
-      first[nodes_[n].parent + 1] += uint32_t{nodes_[n].count != 0} + uint32_t{nodes_[n].children != 0};
+      first[nodes_[n].parent + 1] += uint32_t{nodes_[n].count != 0} + uint32_t{nodes_[n].first_child != kNone};
     }
     for (size_t n = 0; n < nodes_.size(); ++n) first[n + 1] += first[n];
     std::vector<Item> items(first.back());
@@ -93,7 +93,7 @@ class Folder {
     for (uint32_t n = 1; n < nodes_.size(); ++n) {
       const Node& node = nodes_[n];
       if (node.count != 0) items[fill[node.parent]++] = Item{last_[node.token], n, true};
-      if (node.children != 0) items[fill[node.parent]++] = Item{node.token, n, false};
+      if (node.first_child != kNone) items[fill[node.parent]++] = Item{node.token, n, false};
     }
     std::vector<uint32_t>().swap(fill);
     for (size_t n = 0; n < nodes_.size(); ++n) {
@@ -128,7 +128,7 @@ class Folder {
     uint32_t parent;
     uint32_t token;     // its text's mid token (see RankTokens)
     uint32_t depth;     // 0 for the root; 1 for a thread
-    uint32_t children;  // how many
+    uint32_t first_child;  // kNone for none (kept by children_)
     uint64_t count;     // samples whose stack ends here
   };
 
@@ -136,7 +136,7 @@ class Folder {
   // SamplesByPath). The samples of one thread keep that order among themselves, so each sample
   // shares the nodes of its thread's sample before it up to the first location that differs.
   void AddSamples(const Profile& profile, const std::vector<uint32_t>& thread_token, const std::vector<uint32_t>& by_path) {
-    nodes_.push_back(Node{kNone, 0, 0, 0, 0});
+    nodes_.push_back(Node{kNone, 0, 0, kNone, 0});
     const std::vector<Sample>& samples = profile.samples;
     struct ThreadWalk {
       uint32_t previous = kNone;  // the thread's sample before
@@ -182,10 +182,7 @@ class Folder {
   uint32_t Child(uint32_t parent, uint32_t token) {
     bool added = false;
     const uint32_t node = children_.FindOrAdd(parent, token, static_cast<uint32_t>(nodes_.size()), &added);
-    if (added) {
-      nodes_.push_back(Node{parent, token, nodes_[parent].depth + 1, 0, 0});
-      ++nodes_[parent].children;
-    }
+    if (added) nodes_.push_back(Node{parent, token, nodes_[parent].depth + 1, kNone, 0});
     return node;
   }
 
@@ -238,11 +235,12 @@ class Folder {
   std::vector<std::string_view> text_of_;  // token -> a text that spells it (in texts_)
   std::vector<uint32_t> location_tokens_;
   std::vector<Node> nodes_;  // nodes_[0]: the root (no text); a parent before its children
-  struct NodeKey {
-    const std::vector<Node>* nodes;
-    std::pair<uint32_t, uint32_t> operator()(uint32_t n) const { return {(*nodes)[n].parent, (*nodes)[n].token}; }
+  struct NodeLinks {
+    std::vector<Node>* nodes;
+    std::pair<uint32_t, uint32_t> Key(uint32_t n) const { return {(*nodes)[n].parent, (*nodes)[n].token}; }
+    uint32_t& FirstChild(uint32_t n) { return (*nodes)[n].first_child; }
   };
-  ChildIndex<NodeKey> children_;  // nodes by (parent, token)
+  ChildIndex<NodeLinks> children_;  // nodes by (parent, token)
 };
 
 }  // namespace
