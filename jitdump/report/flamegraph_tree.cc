@@ -19,10 +19,10 @@ constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
 // Nodes while building, in creation order (a parent before its children). Lines are kept in a
 // shared pool as per-node linked lists: most nodes have one line, none needs an allocation.
+// 24 bytes: a node's depth is counted in the preorder walk that writes the FlameTree.
 struct BuildNode {
   uint32_t frame;
   uint32_t parent;
-  uint32_t depth;
   uint32_t first_line = kNone;  // index into the line pool
   uint32_t first_child = kNone;  // kept by the TreeBuilder's ChildIndex
   uint64_t total = 0;
@@ -74,12 +74,12 @@ std::string ProcessFrameName(const Process& process) {
 // where a sample's path leaves the one before it.
 class TreeBuilder {
  public:
-  TreeBuilder(uint32_t root_frame) : children_(NodeLinks{&nodes_}) { nodes_.push_back(BuildNode{root_frame, kNone, 0}); }
+  TreeBuilder(uint32_t root_frame) : children_(NodeLinks{&nodes_}) { nodes_.push_back(BuildNode{root_frame, kNone}); }
 
   uint32_t Child(uint32_t parent, uint32_t frame) {
     bool added = false;
     const uint32_t node = children_.FindOrAdd(parent, frame, static_cast<uint32_t>(nodes_.size()), &added);
-    if (added) nodes_.push_back(BuildNode{frame, parent, nodes_[parent].depth + 1});
+    if (added) nodes_.push_back(BuildNode{frame, parent});
     return node;
   }
 
@@ -425,17 +425,21 @@ FlameTree BuildFlameTree(const Profile& profile, const FlameGraphOptions& option
   }
 
   // Preorder without recursion: stacks can be thousands of frames deep.
-  std::vector<uint32_t> stack{0};
+  struct Visit {
+    uint32_t node;
+    uint32_t depth;
+  };
+  std::vector<Visit> stack{Visit{0, 0}};
   tree.nodes.reserve(first.back() + 1);
   while (!stack.empty()) {
-    const uint32_t i = stack.back();
+    const auto [i, depth] = stack.back();
     stack.pop_back();
     const BuildNode& n = nodes[i];
     const uint32_t first_line = static_cast<uint32_t>(tree.lines.size());
     AppendLines(builder, n, tree.lines);
-    tree.nodes.push_back(FlameNode{rank[n.frame], n.depth, n.total, first_line,
+    tree.nodes.push_back(FlameNode{rank[n.frame], depth, n.total, first_line,
                                    static_cast<uint32_t>(tree.lines.size() - first_line)});
-    for (uint32_t c = first[i + 1]; c > first[i]; --c) stack.push_back(children[c - 1]);
+    for (uint32_t c = first[i + 1]; c > first[i]; --c) stack.push_back(Visit{children[c - 1], depth + 1});
   }
   return tree;
 }
