@@ -83,9 +83,11 @@ class LoadTimeline {
     uint64_t start = 0;
     uint64_t end = 0;  // exclusive
     size_t record = 0;
+    uint64_t timestamp = 0;  // the record's
   };
   static std::vector<FixedSpan> Fixed(const SpanMap& map);
-  static int64_t Lookup(const std::vector<FixedSpan>& spans, uint64_t addr);
+  // The span holding `addr`, or null.
+  static const FixedSpan* SpanAt(const std::vector<FixedSpan>& spans, uint64_t addr);
 
   std::vector<LoadRef> by_time_;  // every load with code, by (timestamp, file order)
   size_t applied_ = 0;            // by_time_[0, applied_) are in current_
