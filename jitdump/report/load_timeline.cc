@@ -18,7 +18,7 @@ LoadTimeline::LoadTimeline(const JitDump& dump) {
   for (const LoadRef& load : by_time_) Claim(spans, load, [](const LoadRef& a, const LoadRef& b) {
     return a.record > b.record;
   });
-  final_ = Fixed(spans);
+  final_ = Fixed(spans, &final_stamps_);
   spans.clear();
   std::stable_sort(by_time_.begin(), by_time_.end(),
                    [](const LoadRef& a, const LoadRef& b) { return a.timestamp < b.timestamp; });
@@ -28,10 +28,14 @@ LoadTimeline::LoadTimeline(const JitDump& dump) {
   earliest_ = Fixed(spans);
 }
 
-std::vector<LoadTimeline::FixedSpan> LoadTimeline::Fixed(const SpanMap& map) {
+std::vector<LoadTimeline::FixedSpan> LoadTimeline::Fixed(const SpanMap& map, std::vector<uint64_t>* stamps) {
   std::vector<FixedSpan> spans;
   spans.reserve(map.size());
-  for (const auto& [start, span] : map) spans.push_back(FixedSpan{start, span.end, span.record, span.timestamp});
+  if (stamps != nullptr) stamps->reserve(map.size());
+  for (const auto& [start, span] : map) {
+    spans.push_back(FixedSpan{start, span.end, span.record});
+    if (stamps != nullptr) stamps->push_back(span.timestamp);
+  }
   return spans;
 }
 
@@ -108,7 +112,7 @@ LoadTimeline::Hit LoadTimeline::Find(uint64_t addr, uint64_t time) {
   // its tree (thousands of spans, a cache miss a level: 93 % of this function's time when every
   // query walked it). Only an address whose code was replaced after `time` needs current_.
   const FixedSpan* last = SpanAt(final_, addr);
-  if (last != nullptr && last->timestamp <= time) {
+  if (last != nullptr && final_stamps_[static_cast<size_t>(last - final_.data())] <= time) {
     AdvanceTo(time);  // the same map state (and epoch) whichever way the answer comes
     return Hit{static_cast<int64_t>(last->record), false};
   }

@@ -83,9 +83,9 @@ class LoadTimeline {
     uint64_t start = 0;
     uint64_t end = 0;  // exclusive
     size_t record = 0;
-    uint64_t timestamp = 0;  // the record's
   };
-  static std::vector<FixedSpan> Fixed(const SpanMap& map);
+  // `stamps`, when given: each span's record's timestamp, in the spans' order.
+  static std::vector<FixedSpan> Fixed(const SpanMap& map, std::vector<uint64_t>* stamps = nullptr);
   // The span holding `addr`, or null.
   static const FixedSpan* SpanAt(const std::vector<FixedSpan>& spans, uint64_t addr);
 
@@ -95,6 +95,8 @@ class LoadTimeline {
   SpanMap current_;               // the latest load in file order among those applied
   std::vector<FixedSpan> earliest_;  // the covering load with the smallest timestamp
   std::vector<FixedSpan> final_;     // the latest covering load in file order
+  std::vector<uint64_t> final_stamps_;  // final_[i]'s load's timestamp (apart: FixedSpan's 24
+                                        // bytes became 32 and the report's peak RSS 8 MiB larger)
   uint64_t rewinds_ = 0;
   uint64_t epoch_ = 0;
 };
