@@ -107,16 +107,15 @@ void LoadTimeline::AdvanceTo(uint64_t time) {
 }
 
 LoadTimeline::Hit LoadTimeline::Find(uint64_t addr, uint64_t time) {
+  AdvanceTo(time);  // also when current_ is not asked: Epoch's callers see the same map
   // The latest load in file order of all that cover the address, when it is stamped by `time`,
   // is applied and so the latest of the applied ones too: current_'s answer without a walk of
   // its tree (thousands of spans, a cache miss a level: 93 % of this function's time when every
   // query walked it). Only an address whose code was replaced after `time` needs current_.
   const FixedSpan* last = SpanAt(final_, addr);
   if (last != nullptr && final_stamps_[static_cast<size_t>(last - final_.data())] <= time) {
-    AdvanceTo(time);  // the same map state (and epoch) whichever way the answer comes
     return Hit{static_cast<int64_t>(last->record), false};
   }
-  AdvanceTo(time);
   const int64_t record = Lookup(current_, addr);
   if (record >= 0) return Hit{record, false};
   const FixedSpan* first = SpanAt(earliest_, addr);
