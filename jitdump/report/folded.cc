@@ -126,10 +126,10 @@ class Folder {
 
   struct Node {
     uint32_t parent;
-    uint32_t token;     // its text's mid token (see RankTokens)
-    uint32_t depth;     // 0 for the root; 1 for a thread
+    uint32_t token;        // its text's mid token (see RankTokens)
+    uint32_t depth;        // 0 for the root; 1 for a thread
     uint32_t first_child;  // kNone for none (kept by children_)
-    uint64_t count;     // samples whose stack ends here
+    uint64_t count;        // samples whose stack ends here
   };
 
   // Adds every sample, in the order of their paths (process, locations root first; see
